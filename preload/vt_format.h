@@ -1,0 +1,192 @@
+/* vt_format.h - the vramtrace trace format (version 1).
+ *
+ * Shared by the recorder (writes it) and the analyzer (reads it). The byte-level
+ * specification is docs/trace-format.md; keep the two in the same commit.
+ *
+ * A trace is:  [file header][chunk]...[chunk]
+ *   - the file header is plain bytes (see vt_file_header);
+ *   - each chunk is a vt_chunk_header followed by one zstd frame whose content is a
+ *     sequence of records encoded by vt_codec.c;
+ *   - the last chunk of a cleanly ended trace holds a VT_REC_TRAILER.
+ * Every chunk is written whole, with one write(), so a process killed between two
+ * flushes leaves a file that reads up to its last complete chunk. */
+#ifndef VT_FORMAT_H
+#define VT_FORMAT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define VT_MAGIC          "VRAMTRCE"
+#define VT_MAGIC_LEN      8
+#define VT_VERSION_MAJOR  1
+#define VT_VERSION_MINOR  0
+#define VT_CHUNK_MAGIC    0x4b435456u  /* "VTCK" little-endian */
+#define VT_CHUNK_MAX_RAW  (16u << 20)  /* a reader may refuse larger chunks as corrupt */
+
+/* ------------------------------------------------------------------------ *
+ *  File header (little-endian, packed, at offset 0)
+ * ------------------------------------------------------------------------ */
+#pragma pack(push, 1)
+typedef struct {
+    char     magic[VT_MAGIC_LEN];
+    uint16_t version_major;
+    uint16_t version_minor;
+    uint32_t header_size;        /* this struct plus the three blobs that follow */
+    uint32_t pid;
+    uint32_t ppid;
+    uint64_t start_realtime_ns;  /* CLOCK_REALTIME when the recorder started */
+    uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC at the same moment; event times count from it */
+    uint32_t stack_depth;        /* VRAMTRACE_DEPTH in force */
+    int32_t  rank;               /* RANK or LOCAL_RANK, -1 when neither is set */
+    uint32_t flags;              /* VT_HDR_* */
+    uint32_t reserved;
+    /* followed by three blobs, each a uint32 length then bytes (no NUL):
+     * hostname, executable path, command line (argv joined by NUL bytes) */
+} vt_file_header;
+
+typedef struct {
+    uint32_t magic;       /* VT_CHUNK_MAGIC */
+    uint32_t comp_size;   /* bytes of the zstd frame that follows */
+    uint32_t raw_size;    /* bytes of records once decompressed */
+    uint32_t nrecords;
+    uint64_t base_time_ns;/* the first timed record's delta counts from here */
+} vt_chunk_header;
+#pragma pack(pop)
+
+#define VT_HDR_FREE_STACKS  0x1u   /* free events carry stacks */
+#define VT_HDR_FORK_CHILD   0x2u   /* reserved: never set, fork children do not trace */
+
+/* ------------------------------------------------------------------------ *
+ *  Record types
+ * ------------------------------------------------------------------------ */
+typedef enum {
+    VT_REC_ALLOC       = 1,  /* an allocation that succeeded */
+    VT_REC_FREE        = 2,  /* a free/release/destroy that succeeded */
+    VT_REC_OOM         = 3,  /* an allocation that failed with CUDA_ERROR_OUT_OF_MEMORY */
+    VT_REC_VMM         = 4,  /* VMM map/unmap/retain/reserve/address free (op in kind) */
+    VT_REC_POOL_TRIM   = 5,  /* cuMemPoolTrimTo */
+    VT_REC_STACK       = 6,  /* one node of the stack tree */
+    VT_REC_MODULE      = 7,  /* a loaded ELF object */
+    VT_REC_DEVICE      = 8,  /* a CUDA device, after cuInit */
+    VT_REC_DRIVER      = 9,  /* driver version, after cuInit */
+    VT_REC_NVML        = 10, /* a sample of NVML memory figures */
+    VT_REC_NVML_DEVICE = 11, /* NVML index -> UUID, to match NVML samples to CUDA ordinals */
+    VT_REC_THREAD      = 12, /* a thread's name */
+    VT_REC_STRING      = 13, /* an interned string (Python and NVTX frames) */
+    VT_REC_LOOKUP      = 14, /* a driver entry point lookup worth noting (e.g. one we could not wrap) */
+    VT_REC_LOST        = 15, /* events dropped because the ring stayed full */
+    VT_REC_TRAILER     = 16, /* last record of a cleanly ended trace */
+    VT_REC_PYFRAME     = 17, /* a Python code location: file, function, line (string ids) */
+    VT_REC_TYPE_MAX    = 32
+} vt_rec_type;
+
+/* Allocation and free kinds (vt_rec.kind of ALLOC, FREE and OOM records). */
+typedef enum {
+    VT_KIND_NONE             = 0,
+    VT_KIND_MEM_ALLOC        = 1,  /* cuMemAlloc(_v2) */
+    VT_KIND_MEM_ALLOC_PITCH  = 2,  /* cuMemAllocPitch(_v2); size = pitch * height */
+    VT_KIND_MEM_ALLOC_MANAGED= 3,  /* cuMemAllocManaged */
+    VT_KIND_MEM_ALLOC_ASYNC  = 4,  /* cuMemAllocAsync(_ptsz) */
+    VT_KIND_MEM_ALLOC_POOL   = 5,  /* cuMemAllocFromPoolAsync(_ptsz) */
+    VT_KIND_VMM_CREATE       = 6,  /* cuMemCreate: physical memory; addr = handle */
+    VT_KIND_HOST_ALLOC       = 7,  /* cuMemHostAlloc */
+    VT_KIND_HOST_ALLOC_HOST  = 8,  /* cuMemAllocHost(_v2) */
+    VT_KIND_ARRAY            = 9,  /* cuArrayCreate(_v2); size estimated from the descriptor */
+    VT_KIND_ARRAY3D          = 10, /* cuArray3DCreate(_v2) */
+    VT_KIND_MIPMAPPED_ARRAY  = 11, /* cuMipmappedArrayCreate */
+    VT_KIND_ALLOC_MAX        = 12,
+
+    VT_KIND_MEM_FREE         = 32, /* cuMemFree(_v2) */
+    VT_KIND_MEM_FREE_ASYNC   = 33, /* cuMemFreeAsync(_ptsz) */
+    VT_KIND_VMM_RELEASE      = 34, /* cuMemRelease; addr = handle */
+    VT_KIND_HOST_FREE        = 35, /* cuMemFreeHost */
+    VT_KIND_ARRAY_DESTROY    = 36, /* cuArrayDestroy */
+    VT_KIND_MIPMAPPED_DESTROY= 37, /* cuMipmappedArrayDestroy */
+    VT_KIND_FREE_MAX         = 38
+} vt_kind;
+
+/* VMM operations (vt_rec.kind of VT_REC_VMM). */
+typedef enum {
+    VT_VMM_MAP          = 1,  /* addr = va, size, aux0 = offset, aux1 = handle */
+    VT_VMM_UNMAP        = 2,  /* addr = va, size */
+    VT_VMM_RETAIN       = 3,  /* addr = va passed in, aux1 = handle returned (+1 reference) */
+    VT_VMM_RESERVE      = 4,  /* addr = va returned, size, aux0 = alignment, aux1 = hint */
+    VT_VMM_ADDRESS_FREE = 5   /* addr = va, size */
+} vt_vmm_op;
+
+/* Address spaces: an allocation and its free match on (space, addr). */
+typedef enum {
+    VT_SPACE_NONE = 0,
+    VT_SPACE_DEVICE_PTR = 1,   /* CUdeviceptr: device, managed, async, pool */
+    VT_SPACE_VMM_HANDLE = 2,   /* CUmemGenericAllocationHandle */
+    VT_SPACE_HOST_PTR = 3,     /* pinned host pointers */
+    VT_SPACE_ARRAY = 4,        /* CUarray */
+    VT_SPACE_MIPMAPPED = 5     /* CUmipmappedArray */
+} vt_space;
+
+static inline vt_space vt_kind_space(unsigned kind)
+{
+    switch (kind) {
+    case VT_KIND_MEM_ALLOC: case VT_KIND_MEM_ALLOC_PITCH: case VT_KIND_MEM_ALLOC_MANAGED:
+    case VT_KIND_MEM_ALLOC_ASYNC: case VT_KIND_MEM_ALLOC_POOL:
+    case VT_KIND_MEM_FREE: case VT_KIND_MEM_FREE_ASYNC:
+        return VT_SPACE_DEVICE_PTR;
+    case VT_KIND_VMM_CREATE: case VT_KIND_VMM_RELEASE:
+        return VT_SPACE_VMM_HANDLE;
+    case VT_KIND_HOST_ALLOC: case VT_KIND_HOST_ALLOC_HOST: case VT_KIND_HOST_FREE:
+        return VT_SPACE_HOST_PTR;
+    case VT_KIND_ARRAY: case VT_KIND_ARRAY3D: case VT_KIND_ARRAY_DESTROY:
+        return VT_SPACE_ARRAY;
+    case VT_KIND_MIPMAPPED_ARRAY: case VT_KIND_MIPMAPPED_DESTROY:
+        return VT_SPACE_MIPMAPPED;
+    default:
+        return VT_SPACE_NONE;
+    }
+}
+
+/* Frame kinds of VT_REC_STACK nodes. */
+typedef enum {
+    VT_FRAME_NATIVE = 0,  /* value = return address in the process */
+    VT_FRAME_PYTHON = 1,  /* value = PYFRAME id */
+    VT_FRAME_SCOPE  = 2   /* value = STRING id of an NVTX range or module scope */
+} vt_frame_kind;
+
+/* How a driver entry point was looked up (aux0 of VT_REC_LOOKUP). */
+typedef enum {
+    VT_LOOKUP_DLSYM = 1,
+    VT_LOOKUP_GETPROC = 2,       /* cuGetProcAddress (v1) */
+    VT_LOOKUP_GETPROC_V2 = 3,    /* cuGetProcAddress_v2 */
+    VT_LOOKUP_RUNTIME = 4        /* cudaGetDriverEntryPoint(ByVersion) */
+} vt_lookup_how;
+
+/* vt_rec.flags */
+#define VT_RF_PTDS      0x1u  /* the per-thread-default-stream (_ptsz) entry point was called */
+#define VT_RF_UNWRAPPED 0x2u  /* LOOKUP: the returned pointer matched no known variant */
+
+/* ------------------------------------------------------------------------ *
+ *  One decoded record. Not a wire layout: vt_codec.c turns it into bytes.
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    uint8_t  type;      /* vt_rec_type */
+    uint8_t  kind;      /* vt_kind, vt_vmm_op or vt_frame_kind */
+    int8_t   device;    /* CUDA ordinal (NVML index for NVML records); -1 unknown */
+    uint8_t  flags;     /* VT_RF_* */
+    uint32_t tid;       /* OS thread id */
+    uint32_t stack_id;  /* leaf node of the stack tree; 0 = none */
+    uint32_t id;        /* STACK/STRING/PYFRAME id */
+    uint32_t parent;    /* STACK: parent node id (0 = root) */
+    uint32_t line;      /* PYFRAME line */
+    uint64_t time_ns;   /* since vt_file_header.start_monotonic_ns */
+    uint64_t addr;      /* pointer, handle, va, pool, ip (STACK value), module base */
+    uint64_t size;      /* bytes */
+    uint64_t stream;    /* CUstream, 0 = default */
+    uint64_t aux0;      /* see the type */
+    uint64_t aux1;
+    const uint8_t *bytes;  /* MODULE build-id, DEVICE uuid */
+    uint32_t bytes_len;
+    const char *str;       /* MODULE path, DEVICE name, THREAD name, STRING, LOOKUP name */
+    uint32_t str_len;
+    const uint64_t *counts; /* TRAILER: per-type counts, VT_REC_TYPE_MAX of them */
+} vt_rec;
+
+#endif /* VT_FORMAT_H */
