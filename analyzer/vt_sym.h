@@ -37,6 +37,13 @@ int vt_sym_add_module(vt_sym *s, const char *path, uint64_t bias, uint64_t size,
  * -1 otherwise (out->module is then NULL and out->offset = ip). Results are cached. */
 int vt_sym_resolve(vt_sym *s, uint64_t ip, vt_frame *out);
 
+/* Like vt_sym_resolve, but expands inlined calls: out[0] is the innermost inlined function
+ * with the line of the call in it (the same frame vt_sym_resolve gives), each next frame
+ * is the function it was inlined into with the line of that inlined call, and the last
+ * one is the function the machine code belongs to. Writes at most max frames. Returns
+ * how many frames ip expands to (>= 1, may exceed max), or -1 as vt_sym_resolve does. */
+int vt_sym_resolve_inline(vt_sym *s, uint64_t ip, vt_frame *out, size_t max);
+
 /* One line each: a module whose file is missing, or whose build-id differs from the one
  * recorded. Valid until the next call into s. */
 size_t vt_sym_warnings(vt_sym *s, const char *const **lines);

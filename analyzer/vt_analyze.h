@@ -1,0 +1,82 @@
+/* vt_analyze.h - one analysis: open traces, replay them (merged on a common clock when
+ * there are several), symbolize and fold their stacks into sites, and sum groups into
+ * rows by site, function, module or kind. Every command but dump starts here. */
+#ifndef VT_ANALYZE_H
+#define VT_ANALYZE_H
+
+#include <stdint.h>
+
+#include "vt_reader.h"
+#include "vt_replay.h"
+#include "vt_sites.h"
+#include "vt_sym.h"
+
+typedef struct {
+    uint64_t stop_time;   /* replay records up to this time only; UINT64_MAX: all */
+    int      no_merge;    /* several traces, analysed each on its own (diff) */
+} vt_analyze_opts;
+
+/* One device as seen by all traces together (a GPU shared by several processes). */
+typedef struct {
+    char     label[96];   /* "GPU-<uuid>" or "<host>:<ordinal>" */
+    char     name[128];
+    int      ordinal;     /* in the first trace that used it */
+    vt_tracker tk;
+} vt_mdev;
+
+typedef struct {
+    const char *path;
+    vt_reader rd;
+    vt_replay *rp;
+    vt_sym *sym;
+} vt_trace;
+
+typedef struct {
+    int n;
+    vt_trace *t;
+    vt_sites sites;
+    vt_tracker global;    /* device memory of all devices (of all traces) together */
+    vt_mdev **mdev;       /* merged devices, when n > 1 and merging */
+    size_t nmdev;
+    int merged;
+} vt_analysis;
+
+/* Reads and analyses the traces. On a file that cannot be analysed at all (missing,
+ * not a trace, another major version) prints one line and returns 2; a trace that is
+ * cut short or damaged is read as far as it goes, with a warning, and returns 0. */
+int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o);
+void vt_analysis_free(vt_analysis *a);
+
+/* ------------------------------------------------------------------------ *
+ *  Rows: groups summed by a key
+ * ------------------------------------------------------------------------ */
+typedef enum { VT_BY_SITE, VT_BY_FUNCTION, VT_BY_MODULE, VT_BY_KIND } vt_by;
+typedef enum { VT_AT_PEAK, VT_AT_END } vt_at;
+
+typedef struct {
+    uint32_t key;         /* site index, vt_sites.names id, or kind */
+    uint64_t bytes;       /* at the peak or at the end */
+    uint64_t count;       /* allocations those bytes are made of */
+    uint64_t nallocs;     /* allocations made, over the whole trace */
+    uint64_t total_bytes; /* bytes allocated, over the whole trace */
+} vt_row;
+
+/* Sums the groups of all traces that feed tracker tk, keyed by `by`, with their value
+ * at tk's peak or at the end. Rows with no bytes and no allocations are left out.
+ * Sorted by bytes, then bytes allocated, then key text. Returns the row count (*out
+ * is malloc'ed), or (size_t)-1 when out of memory. */
+size_t vt_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_by by, vt_row **out);
+
+/* The same for the groups live at one OOM event of trace ti. */
+size_t vt_rows_oom(const vt_analysis *a, int ti, const vt_oom *o, vt_by by, vt_row **out);
+
+/* Text of a row key. */
+const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key);
+
+/* Sorts rows by bytes (or by `alt` when set: for diffs) as vt_rows does. */
+void vt_rows_sort(const vt_analysis *a, vt_by by, vt_row *rows, size_t n);
+
+/* The trace's devices that hold something to report, in ordinal order. */
+size_t vt_trace_devices(const vt_trace *t, int *ordinals, size_t max);
+
+#endif /* VT_ANALYZE_H */

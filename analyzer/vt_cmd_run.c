@@ -1,0 +1,446 @@
+/* vt_cmd_run.c - `vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary]
+ * -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
+ * then says where the trace(s) went and sums them up. Exits with CMD's status
+ * (128 + signal when a signal killed it). */
+#include "vt_cmds.h"
+
+#include "vt_analyze.h"
+#include "vt_args.h"
+#include "vt_reader.h"
+#include "vt_show.h"
+#include "vt_units.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Environment of the child
+ * ------------------------------------------------------------------------ */
+/* Finds the recorder: VRAMTRACE_LIB, else ../lib/libvramtrace.so next to this binary. */
+static int find_lib(char *out, size_t n)
+{
+    const char *env = getenv("VRAMTRACE_LIB");
+    char want[PATH_MAX];
+    if (env && *env) {
+        snprintf(want, sizeof want, "%s", env);
+    } else {
+        char exe[PATH_MAX];
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (k <= 0) {
+            fprintf(stderr, "vramtrace: run: cannot find my own binary (/proc/self/exe): %s\n", strerror(errno));
+            return -1;
+        }
+        exe[k] = 0;
+        snprintf(want, sizeof want, "%s/../lib/libvramtrace.so", dirname(exe));
+    }
+    char real[PATH_MAX];
+    if (!realpath(want, real) || access(real, R_OK) != 0) {
+        fprintf(stderr, "vramtrace: run: recorder library not found: %s (%s)%s\n", want, strerror(errno),
+                env && *env ? "" : "; build it or set VRAMTRACE_LIB");
+        return -1;
+    }
+    snprintf(out, n, "%s", real);
+    return 0;
+}
+
+static int set_env(const char *k, const char *v)
+{
+    if (setenv(k, v, 1) == 0) return 0;
+    fprintf(stderr, "vramtrace: run: cannot set %s: %s\n", k, strerror(errno));
+    return -1;
+}
+
+/* PYTORCH_CUDA_ALLOC_CONF is "key:value,key:value": the backend key is replaced (or
+ * added), every other key the user set is kept. */
+static int merge_torch_conf(void)
+{
+    const char *old = getenv("PYTORCH_CUDA_ALLOC_CONF");
+    static const char want[] = "backend:cudaMallocAsync";
+    size_t cap = (old ? strlen(old) : 0) + sizeof want + 2;
+    char *out = malloc(cap);
+    if (!out) return -1;
+    out[0] = 0;
+    int replaced = 0;
+    if (old && *old) {
+        char *copy = strdup(old);
+        if (!copy) { free(out); return -1; }
+        for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            while (*item == ' ') item++;
+            if (!*item) continue;
+            const char *colon = strchr(item, ':');
+            size_t klen = colon ? (size_t)(colon - item) : strlen(item);
+            while (klen && item[klen - 1] == ' ') klen--;
+            if (*out) strcat(out, ",");
+            if (klen == 7 && strncmp(item, "backend", 7) == 0) {
+                if (!replaced) strcat(out, want);
+                else if (*out) out[strlen(out) - 1] = 0;
+                replaced = 1;
+            } else {
+                strcat(out, item);
+            }
+        }
+        free(copy);
+    }
+    if (!replaced) {
+        if (*out) strcat(out, ",");
+        strcat(out, want);
+    }
+    int rc = set_env("PYTORCH_CUDA_ALLOC_CONF", out);
+    free(out);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Signals: forwarded to the child
+ * ------------------------------------------------------------------------ */
+/* The child's pid for the signal handler: a handler can only reach globals. */
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    /* A signal the kernel sent for the terminal (Ctrl-C) already reached the child,
+     * which is in the same foreground process group: sending it again would deliver
+     * it twice. */
+    if (si && si->si_code == SI_KERNEL) return;
+    if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Finding the traces
+ * ------------------------------------------------------------------------ */
+/* Room for a working directory plus a pattern and a pid suffix. */
+#define RUN_PATH (2 * PATH_MAX + 64)
+
+typedef struct {
+    char path[RUN_PATH];
+    uint32_t pid;
+} found;
+
+/* Expands %p %h %r %% as the recorder does. With pid 0 the result is a glob pattern. */
+static void expand(const char *pat, pid_t pid, char *out, size_t n)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const char *rank = getenv("RANK");
+    if (!rank || !*rank) rank = getenv("LOCAL_RANK");
+    if (!rank || !*rank) rank = "0";
+    size_t o = 0;
+    for (const char *p = pat; *p && o + 1 < n; p++) {
+        char tmp[300];
+        const char *ins = NULL;
+        if (*p == '%' && p[1]) {
+            p++;
+            switch (*p) {
+            case 'p':
+                if (pid) snprintf(tmp, sizeof tmp, "%d", (int)pid);
+                else snprintf(tmp, sizeof tmp, "*");
+                ins = tmp;
+                break;
+            case 'h': ins = pid ? host : "*"; break;
+            case 'r': ins = pid ? rank : "*"; break;
+            case '%': ins = "%"; break;
+            default: snprintf(tmp, sizeof tmp, "%%%c", *p); ins = tmp; break;
+            }
+            size_t k = strlen(ins);
+            if (o + k >= n) break;
+            memcpy(out + o, ins, k);
+            o += k;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+}
+
+static int have(const found *f, size_t n, const char *path)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(f[i].path, path)) return 1;
+    return 0;
+}
+
+/* A file is one of ours when it is a trace written since the command started (its
+ * modification time; a second of slack for coarse file system clocks). */
+static int trace_since(const char *path, uint64_t start_rt, uint32_t *pid)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    uint64_t mt = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+    if (mt + 1000000000ull < start_rt) return 0;
+    vt_reader rd;
+    char msg[256];
+    if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) return 0;
+    *pid = rd.hdr.pid;
+    vt_reader_close(&rd);
+    return 1;
+}
+
+static size_t add_glob(found *f, size_t n, size_t max, const char *pattern, uint64_t start_rt, int digits_after)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) return n;
+    for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
+        const char *p = g.gl_pathv[i];
+        if (digits_after) {
+            const char *dot = strrchr(p, '.');
+            if (!dot || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1)) continue;
+        }
+        uint32_t pid;
+        if (have(f, n, p) || !trace_since(p, start_rt, &pid)) continue;
+        snprintf(f[n].path, sizeof f[n].path, "%s", p);
+        f[n].pid = pid;
+        n++;
+    }
+    globfree(&g);
+    return n;
+}
+
+static int by_pid(const void *x, const void *y)
+{
+    const found *a = x, *b = y;
+    return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* The path to print: relative to the working directory when inside it. */
+static const char *shown(const char *path, const char *cwd)
+{
+    size_t n = strlen(cwd);
+    if (n && !strncmp(path, cwd, n) && path[n] == '/') return path + n + 1;
+    return path;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Summary
+ * ------------------------------------------------------------------------ */
+static void summary(found *f, size_t n)
+{
+    char **paths = calloc(n, sizeof *paths);
+    if (!paths) return;
+    for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
+    vt_analyze_opts ao = { UINT64_MAX, 1 };
+    vt_analysis an;
+    if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
+        char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF];
+        for (int i = 0; i < an.n; i++) {
+            const vt_trace *t = &an.t[i];
+            int devs[VT_NDEV];
+            size_t nd = vt_trace_devices(t, devs, VT_NDEV);
+            const vt_device *best = NULL;
+            int bestd = 0;
+            for (size_t k = 0; k < nd; k++) {
+                const vt_device *d = vt_replay_device(t->rp, devs[k]);
+                fprintf(stderr, "vramtrace: pid %u: device %d peak %s at %s\n", t->rd.hdr.pid, devs[k],
+                        vt_units_size(b1, d->dev.peak), vt_units_time(tb, d->dev.peak_time));
+                if (!best || d->dev.peak > best->dev.peak) { best = d; bestd = devs[k]; }
+            }
+            if (!best || !best->dev.peak) {
+                fprintf(stderr, "vramtrace: pid %u: no device memory was allocated\n", t->rd.hdr.pid);
+                continue;
+            }
+            vt_row *rows;
+            size_t nr = vt_rows(&an, &best->dev, VT_AT_PEAK, VT_BY_SITE, &rows);
+            if (nr == (size_t)-1) continue;
+            fprintf(stderr, "vramtrace: pid %u: top sites at the peak of device %d:\n", t->rd.hdr.pid, bestd);
+            for (size_t k = 0, shown_n = 0; k < nr && shown_n < 5; k++) {
+                if (!rows[k].bytes) continue;
+                shown_n++;
+                fprintf(stderr, "vramtrace:   %10s %5.1f%%  ", vt_units_size(b1, rows[k].bytes),
+                        100.0 * (double)rows[k].bytes / (double)best->dev.peak);
+                vt_show_site(stderr, &an, rows[k].key, 1, 0);
+            }
+            free(rows);
+        }
+        fprintf(stderr, "vramtrace: more: vramtrace report");
+        for (size_t i = 0; i < n && i < 4; i++) fprintf(stderr, " %s", f[i].path);
+        fprintf(stderr, "%s\n", n > 4 ? " ..." : "");
+    }
+    vt_analysis_free(&an);
+    free(paths);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  The command
+ * ------------------------------------------------------------------------ */
+static const char usage[] =
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary] -- CMD ARGS...\n"
+    "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
+    "  trace went and prints a short summary. Exits with CMD's status.\n"
+    "  -o, --output PATTERN  trace path; %p pid, %h host, %r rank, %% percent\n"
+    "                        (default vramtrace-%p.vtrace)\n"
+    "  --depth N             stack frames to record, 0..256 (default 64)\n"
+    "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
+    "                        tensor (cudaMallocAsync / platform allocators)\n"
+    "  --no-summary          only say where the trace went\n";
+
+int vt_cmd_run(int argc, char **argv)
+{
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_NO_SUMMARY, O_HELP };
+    static const vt_opt opts[] = {
+        { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
+        { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+    };
+    const char *pattern = NULL;
+    uint64_t depth = 0;
+    int has_depth = 0, per_tensor = 0, no_summary = 0;
+    char **cmd = NULL;
+    vt_args a;
+    vt_args_init(&a, "run", argc, argv);
+    a.stop_at_operand = 1;
+    const char *v;
+    int id;
+    while (!cmd && (id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
+        switch (id) {
+        case VT_ARGS_ERROR: return 2;
+        case VT_ARGS_OPERAND: cmd = argv + a.i - 1; break;
+        case O_OUT:
+            if (!*v) { vt_args_error(&a, "empty -o PATTERN"); return 2; }
+            pattern = v;
+            break;
+        case O_DEPTH: if (vt_args_uint(&a, "--depth", v, 256, &depth)) return 2; has_depth = 1; break;
+        case O_PER_TENSOR: per_tensor = 1; break;
+        case O_NO_SUMMARY: no_summary = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        }
+    }
+    if (!cmd) {
+        vt_args_error(&a, "missing CMD (vramtrace run [OPTIONS] -- CMD ARGS...)");
+        return 2;
+    }
+
+    char lib[PATH_MAX];
+    if (find_lib(lib, sizeof lib)) return 2;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+    if (!pattern) pattern = getenv("VRAMTRACE_OUTPUT");
+    if (!pattern || !*pattern) pattern = "vramtrace-%p.vtrace";
+    /* An absolute pattern: the traces land where the user stood even when CMD changes
+     * directory, and we know where to look for them. */
+    char abs_pattern[RUN_PATH];
+    if (pattern[0] == '/') snprintf(abs_pattern, sizeof abs_pattern, "%s", pattern);
+    else snprintf(abs_pattern, sizeof abs_pattern, "%s/%s", cwd, pattern);
+
+    const char *old = getenv("LD_PRELOAD");
+    size_t plen = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(plen);
+    if (!preload) return 2;
+    if (old && *old) snprintf(preload, plen, "%s:%s", lib, old);
+    else snprintf(preload, plen, "%s", lib);
+    int bad = set_env("LD_PRELOAD", preload) || set_env("VRAMTRACE_OUTPUT", abs_pattern);
+    free(preload);
+    if (has_depth) {
+        char d[16];
+        snprintf(d, sizeof d, "%u", (unsigned)depth);
+        bad = bad || set_env("VRAMTRACE_DEPTH", d);
+    }
+    if (per_tensor)
+        bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||
+              set_env("TF_GPU_ALLOCATOR", "cuda_malloc_async");
+    if (bad) return 2;
+
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t start_rt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    /* Signals that come before the child's pid is known wait (blocked) and are then
+     * forwarded; the child gets the mask back before exec. */
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "vramtrace: run: fork: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        return 2;
+    }
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        fprintf(stderr, "vramtrace: run: cannot run '%s': %s\n", cmd[0], strerror(e));
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    child_pid = pid;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "vramtrace: run: waitpid: %s\n", strerror(errno));
+            status = 0;
+            break;
+        }
+    }
+    child_pid = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+    /* The traces: the child's own, <path>.<pid> of descendants that inherited a pattern
+     * without %p, and for %p patterns any trace that matches the pattern and started
+     * after the command. */
+    enum { MAXF = 256 };
+    found *f = calloc(MAXF, sizeof *f);
+    if (!f) return rc;
+    size_t n = 0;
+    char path[RUN_PATH], pat[RUN_PATH + 4];
+    expand(abs_pattern, pid, path, sizeof path);
+    uint32_t tpid;
+    if (trace_since(path, start_rt, &tpid)) {
+        snprintf(f[n].path, sizeof f[n].path, "%s", path);
+        f[n++].pid = tpid;
+    }
+    snprintf(pat, sizeof pat, "%s.*", path);
+    n = add_glob(f, n, MAXF, pat, start_rt, 1);
+    if (strstr(abs_pattern, "%p") || strstr(abs_pattern, "%h") || strstr(abs_pattern, "%r")) {
+        expand(abs_pattern, 0, pat, sizeof pat);
+        n = add_glob(f, n, MAXF, pat, start_rt, 0);
+    }
+    if (n > 1) qsort(f + 1, n - 1, sizeof *f, by_pid);
+
+    if (!n) {
+        fprintf(stderr, "vramtrace: no trace was written: %s made no CUDA allocation call, or the "
+                "recorder did not load (looked for %s)\n", cmd[0], shown(path, cwd));
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        char b[VT_UNITS_BUF];
+        if (stat(f[i].path, &st) != 0) st.st_size = 0;
+        fprintf(stderr, "vramtrace: trace written to %s (pid %u, %s)\n", shown(f[i].path, cwd), f[i].pid,
+                vt_units_size(b, (uint64_t)st.st_size));
+    }
+    if (n && !no_summary) {
+        for (size_t i = 0; i < n; i++) {
+            const char *s = shown(f[i].path, cwd);
+            if (s != f[i].path) memmove(f[i].path, s, strlen(s) + 1);
+        }
+        summary(f, n);
+    }
+    free(f);
+    return rc;
+}

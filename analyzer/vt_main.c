@@ -1,0 +1,51 @@
+/* vt_main.c - `vramtrace COMMAND ...`: dispatch to the subcommands. */
+#include "vt_cmds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef VT_VERSION_STRING
+#define VT_VERSION_STRING "0.1.0"
+#endif
+
+static const char usage[] =
+    "usage: vramtrace COMMAND [ARGS...]\n"
+    "\n"
+    "  run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary] -- CMD ARGS...\n"
+    "                 run CMD with the recorder and say where the trace went\n"
+    "  report TRACE... [--top N] [--json]\n"
+    "                 peak per device and what made it, leaks, OOMs, NVML\n"
+    "  top TRACE --by site|function|module|kind [--at peak|end|TIME] [--top N] [--json]\n"
+    "                 the largest holders at one moment\n"
+    "  diff BASE NEW [--top N] [--json]\n"
+    "                 which sites grew between two runs\n"
+    "  check TRACE --max-peak SIZE [--max-leak SIZE]\n"
+    "                 exit 1 when a bound is broken (for CI)\n"
+    "  dump TRACE     every record, one line each\n"
+    "\n"
+    "  vramtrace COMMAND --help for more; docs/cli.md has it all.\n";
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        { "run", vt_cmd_run }, { "report", vt_cmd_report }, { "top", vt_cmd_top },
+        { "diff", vt_cmd_diff }, { "check", vt_cmd_check }, { "dump", vt_cmd_dump },
+    };
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *c = argv[1];
+    if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(c, "-V") || !strcmp(c, "--version") || !strcmp(c, "version")) {
+        printf("vramtrace %s (trace format 1)\n", VT_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(c, cmds[i].name)) return cmds[i].fn(argc - 2, argv + 2);
+    fprintf(stderr, "vramtrace: unknown command '%s' (try 'vramtrace --help')\n", c);
+    return 2;
+}

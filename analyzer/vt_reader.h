@@ -1,0 +1,81 @@
+/* vt_reader.h - streams the records of one trace file: header, then chunk after chunk,
+ * each decompressed into one reused buffer and decoded record by record.
+ *
+ * A file that is cut short or damaged is read up to the last good record; the reader
+ * then says where and why it stopped (vt_reader.stopped, .err, .err_offset) and the
+ * caller reports what was read. */
+#ifndef VT_READER_H
+#define VT_READER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "vt_codec.h"
+#include "vt_format.h"
+
+struct vt_progress;
+
+/* vt_reader_open results */
+enum {
+    VT_READ_OK = 0,
+    VT_READ_IO = 1,        /* cannot open or read the file (errno message in err) */
+    VT_READ_NOT_TRACE = 2, /* bad magic */
+    VT_READ_VERSION = 3,   /* another major version */
+    VT_READ_BAD_HEADER = 4,/* magic is right but the header is cut short or inconsistent */
+    VT_READ_NOMEM = 5
+};
+
+typedef struct {
+    const char *path;
+    int fd;
+    uint64_t file_size;
+    vt_file_header hdr;       /* fields beyond those of 1.0 are zero */
+    char *host;               /* NUL-terminated copies of the header blobs */
+    char *exe;
+    char *cmdline;            /* argv joined by NUL bytes */
+    uint32_t cmdline_len;
+
+    /* the chunk being decoded */
+    const uint8_t *pos, *end;
+    uint64_t chunk_offset;    /* file offset of its chunk header */
+    uint32_t chunk_records;   /* records decoded from it so far */
+    uint64_t chunk_base_time; /* its base_time_ns */
+    vt_codec codec;
+
+    uint64_t offset;          /* file bytes consumed */
+    uint64_t nchunks;
+    uint64_t nrecords;
+    int stopped;              /* 1: stopped early at err_offset, err says why */
+    int eof;                  /* 1: reached the end (cleanly or not) */
+    char err[256];
+    uint64_t err_offset;
+
+    struct vt_progress *progress;
+
+    void *impl;               /* buffers, zstd context, decompression thread */
+} vt_reader;
+
+/* Opens path and reads its header. On error returns VT_READ_* and puts a one-line
+ * message (without the "vramtrace: " prefix) in msg; r needs no close then. */
+int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen);
+
+/* Decompresses the next chunk on a second thread while this one decodes (two cores
+ * or more). Call once after open, before the first vt_reader_next. */
+void vt_reader_start_async(vt_reader *r);
+
+/* Reads the next record into *rec. Returns 1, or 0 at the end of the records (check
+ * r->stopped). Pointers in rec stay valid until the next call. */
+int vt_reader_next(vt_reader *r, vt_rec *rec);
+
+void vt_reader_close(vt_reader *r);
+
+/* A record's time is meaningful (it carries one on the wire). */
+static inline int vt_rec_timed(unsigned type)
+{
+    return type == VT_REC_ALLOC || type == VT_REC_FREE || type == VT_REC_OOM ||
+           type == VT_REC_VMM || type == VT_REC_POOL_TRIM || type == VT_REC_DRIVER ||
+           type == VT_REC_NVML || type == VT_REC_LOOKUP || type == VT_REC_LOST ||
+           type == VT_REC_TRAILER;
+}
+
+#endif /* VT_READER_H */

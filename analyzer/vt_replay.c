@@ -1,0 +1,600 @@
+/* vt_replay.c - the live-set model (see vt_replay.h for the peak algorithm). */
+#include "vt_replay.h"
+#include "vt_reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Setup
+ * ------------------------------------------------------------------------ */
+vt_replay *vt_replay_new(int trace, uint64_t rt_base)
+{
+    vt_replay *rp = calloc(1, sizeof *rp);
+    if (!rp) return NULL;
+    rp->trace = trace;
+    rp->rt_base = rt_base;
+    rp->stop_time = UINT64_MAX;
+    rp->host.trace = trace;
+    return rp;
+}
+
+void vt_replay_free(vt_replay *rp)
+{
+    if (!rp) return;
+    for (int i = 0; i < VT_NDEV; i++) free(rp->dev[i]);
+    free(rp->live);
+    free(rp->groups);
+    vt_idmap_free(&rp->group_ix);
+    free(rp->nodes);
+    vt_idmap_free(&rp->node_ix);
+    vt_idmap_free(&rp->string_ix);
+    free(rp->strings);
+    vt_idmap_free(&rp->pyframe_ix);
+    free(rp->pyframes);
+    free(rp->modules);
+    free(rp->ooms);
+    vt_arena_free(&rp->arena);
+    free(rp);
+}
+
+static vt_device *device_get(vt_replay *rp, int device)
+{
+    if (device < -1 || device >= VT_NDEV - 1) device = -1;
+    vt_device *d = rp->dev[device + 1];
+    if (!d) {
+        d = calloc(1, sizeof *d);
+        if (!d) return NULL;
+        d->dev.trace = d->managed.trace = rp->trace;
+        rp->dev[device + 1] = d;
+    }
+    d->seen = 1;
+    return d;
+}
+
+/* Grows an array of n used elements to hold one more. */
+static int reserve(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  The live set: (space, addr) -> vt_live
+ * ------------------------------------------------------------------------ */
+static inline size_t live_hash(const vt_replay *rp, unsigned space, uint64_t addr)
+{
+    /* Addresses are aligned and clustered: a multiplicative mix spreads them. */
+    return (size_t)(((addr ^ ((uint64_t)space << 59)) * 0x9e3779b97f4a7c15ull) >> rp->live_shift);
+}
+
+static inline vt_live *live_find(vt_replay *rp, unsigned space, uint64_t addr)
+{
+    if (!rp->live) return NULL;
+    size_t i = live_hash(rp, space, addr);
+    for (;;) {
+        vt_live *e = &rp->live[i];
+        if (e->space == space && e->addr == addr) return e;
+        if (e->space == 0) return NULL;
+        i = (i + 1) & rp->live_mask;
+    }
+}
+
+static int live_grow(vt_replay *rp)
+{
+    size_t cap = rp->live ? (rp->live_mask + 1) * 2 : 1024;
+    vt_live *old = rp->live;
+    size_t old_cap = old ? rp->live_mask + 1 : 0;
+    vt_live *nl = calloc(cap, sizeof *nl);
+    if (!nl) return -1;
+    rp->live = nl;
+    rp->live_mask = cap - 1;
+    rp->live_shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1) rp->live_shift--;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].space) continue;
+        size_t j = live_hash(rp, old[i].space, old[i].addr);
+        while (nl[j].space) j = (j + 1) & rp->live_mask;
+        nl[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* Finds the entry of (space, addr), or makes an empty one (size 0) and sets *fresh.
+ * The pointer is valid until the next insert or delete. */
+static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr, int *fresh)
+{
+    if ((rp->live_n + 1) * 2 > (rp->live ? rp->live_mask + 1 : 0) && live_grow(rp)) {
+        rp->nomem = 1;
+        return NULL;
+    }
+    size_t i = live_hash(rp, space, addr);
+    for (;;) {
+        vt_live *e = &rp->live[i];
+        if (e->space == space && e->addr == addr) {
+            *fresh = 0;
+            return e;
+        }
+        if (!e->space) {
+            memset(e, 0, sizeof *e);
+            e->space = (uint8_t)space;
+            e->addr = addr;
+            rp->live_n++;
+            *fresh = 1;
+            return e;
+        }
+        i = (i + 1) & rp->live_mask;
+    }
+}
+
+/* Inserts a new entry (the key must be absent); the pointer is valid until the next
+ * insert or delete. */
+static vt_live *live_insert(vt_replay *rp, unsigned space, uint64_t addr)
+{
+    if ((rp->live_n + 1) * 2 > (rp->live ? rp->live_mask + 1 : 0) && live_grow(rp)) {
+        rp->nomem = 1;
+        return NULL;
+    }
+    size_t i = live_hash(rp, space, addr);
+    while (rp->live[i].space) i = (i + 1) & rp->live_mask;
+    vt_live *e = &rp->live[i];
+    memset(e, 0, sizeof *e);
+    e->space = (uint8_t)space;
+    e->addr = addr;
+    rp->live_n++;
+    return e;
+}
+
+/* Deletes e by shifting later members of its probe run back (no tombstones, so probe
+ * runs stay short however many allocations come and go). */
+static void live_delete(vt_replay *rp, vt_live *e)
+{
+    size_t i = (size_t)(e - rp->live);
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & rp->live_mask;
+        vt_live *f = &rp->live[j];
+        if (!f->space) break;
+        size_t home = live_hash(rp, f->space, f->addr);
+        /* f may move to i when its home is not in the cyclic range (i, j]. */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            rp->live[i] = *f;
+            i = j;
+        }
+    }
+    rp->live[i].space = 0;
+    rp->live_n--;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Groups and trackers
+ * ------------------------------------------------------------------------ */
+static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
+{
+    uint64_t key = stack_id | (uint64_t)(kind & 0xff) << 32 | (uint64_t)(uint8_t)(device + 1) << 40;
+    unsigned ci = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58);
+    if (rp->gcache_key[ci] == key + 1) return rp->gcache_val[ci];
+    uint32_t *ix = vt_idmap_get(&rp->group_ix, key);
+    if (ix) {
+        rp->gcache_key[ci] = key + 1;
+        return rp->gcache_val[ci] = *ix;
+    }
+    if (reserve((void **)&rp->groups, &rp->groups_cap, rp->ngroups, sizeof *rp->groups))
+        return UINT32_MAX;
+    vt_device *d = device_get(rp, device);
+    if (!d) return UINT32_MAX;
+    uint32_t gi = (uint32_t)rp->ngroups;
+    vt_group *g = &rp->groups[gi];
+    memset(g, 0, sizeof *g);
+    g->stack_id = stack_id;
+    g->kind = (uint8_t)kind;
+    g->device = (int8_t)device;
+    g->cls = (uint8_t)vt_kind_class(kind);
+    g->site = UINT32_MAX;
+    if (g->cls == VT_CLASS_DEVICE) {
+        g->tk[g->ntk++] = &d->dev;
+        if (rp->global) g->tk[g->ntk++] = rp->global;
+        if (rp->merged) {
+            vt_tracker *m = rp->merged(rp->merged_ctx, rp, device);
+            if (m) g->tk[g->ntk++] = m;
+        }
+    } else if (g->cls == VT_CLASS_MANAGED) {
+        g->tk[g->ntk++] = &d->managed;
+    } else {
+        g->tk[g->ntk++] = &rp->host;
+    }
+    /* The group did not exist at any peak so far: its value there was 0. */
+    for (unsigned k = 0; k < g->ntk; k++) g->stamp[k] = g->tk[k]->epoch;
+    if (vt_idmap_put(&rp->group_ix, key, gi)) return UINT32_MAX;
+    rp->ngroups++;
+    rp->gcache_key[ci] = key + 1;
+    return rp->gcache_val[ci] = gi;
+}
+
+/* Before a group changes, it remembers its value at the latest peak of each tracker
+ * whose peak it has not seen yet. */
+static inline void group_touch(vt_group *g)
+{
+    for (unsigned k = 0; k < g->ntk; k++) {
+        const vt_tracker *t = g->tk[k];
+        if (g->stamp[k] != t->epoch) {
+            g->at_peak[k] = g->live;
+            g->at_peak_count[k] = g->live_count;
+            g->stamp[k] = t->epoch;
+        }
+    }
+}
+
+static inline void group_add(vt_replay *rp, vt_group *g, uint64_t size)
+{
+    group_touch(g);
+    g->live += size;
+    g->live_count++;
+    for (unsigned k = 0; k < g->ntk; k++) {
+        vt_tracker *t = g->tk[k];
+        t->live += size;
+        t->count++;
+        if (t->live > t->peak) {
+            t->peak = t->live;
+            t->peak_count = t->count;
+            t->peak_time = rp->now;
+            t->peak_rt = rp->rt_base + rp->now;
+            t->trace = rp->trace;
+            t->epoch++;
+        }
+    }
+}
+
+static inline void group_sub(vt_group *g, uint64_t size)
+{
+    group_touch(g);
+    /* Sizes come from the allocation record, so these never underflow. */
+    g->live -= size;
+    g->live_count--;
+    for (unsigned k = 0; k < g->ntk; k++) {
+        g->tk[k]->live -= size;
+        g->tk[k]->count--;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Events
+ * ------------------------------------------------------------------------ */
+/* Drops the live entry e: the memory goes back. */
+static void release(vt_replay *rp, vt_live *e)
+{
+    if (e->group < rp->ngroups) group_sub(&rp->groups[e->group], e->size);
+    live_delete(rp, e);
+}
+
+static void on_alloc(vt_replay *rp, const vt_rec *r)
+{
+    unsigned space = vt_kind_space(r->kind);
+    if (space == VT_SPACE_NONE || r->kind >= VT_KIND_ALLOC_MAX) {
+        rp->st.unknown_records++;
+        return;
+    }
+    rp->st.allocs++;
+    uint32_t gi = group_get(rp, r->stack_id, r->kind, r->device);
+    if (gi == UINT32_MAX) { rp->nomem = 1; return; }
+    int fresh;
+    vt_live *e = live_upsert(rp, space, r->addr, &fresh);
+    if (!e) return;
+    if (!fresh) {
+        /* Its free was not recorded (lost events); the address is in use again. */
+        rp->st.allocs_replaced++;
+        if (e->group < rp->ngroups) group_sub(&rp->groups[e->group], e->size);
+    }
+    e->size = r->size;
+    e->aux = r->time_ns;
+    e->group = gi;
+    e->kind = r->kind;
+    e->refs = 1;
+    e->maps = 0;
+    vt_group *g = &rp->groups[gi];
+    g->nallocs++;
+    g->total_bytes += r->size;
+    group_add(rp, g, r->size);
+}
+
+static void on_free(vt_replay *rp, const vt_rec *r)
+{
+    unsigned space = vt_kind_space(r->kind);
+    rp->st.frees++;
+    vt_live *e = space ? live_find(rp, space, r->addr) : NULL;
+    if (!e) {
+        rp->st.frees_unmatched++;
+        return;
+    }
+    if (space == VT_SPACE_VMM_HANDLE) {
+        /* cuMemRelease drops a reference; mappings keep the memory until unmapped. */
+        if (e->refs) e->refs--;
+        if (e->refs || e->maps) return;
+    }
+    release(rp, e);
+}
+
+static void unmap_one(vt_replay *rp, vt_live *m)
+{
+    uint64_t handle = m->aux;
+    live_delete(rp, m);
+    rp->mappings--;
+    vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, handle);
+    if (!h) return;
+    if (h->maps) h->maps--;
+    if (!h->refs && !h->maps) release(rp, h);
+}
+
+static void on_unmap(vt_replay *rp, uint64_t va, uint64_t size)
+{
+    uint64_t end = va + size < va ? UINT64_MAX : va + size;
+    uint64_t cur = va;
+    /* Mappings of one range usually sit back to back: follow them from va. */
+    while (cur < end) {
+        vt_live *m = live_find(rp, VT_SPACE_MAPPING, cur);
+        if (!m) break;
+        uint64_t msize = m->size;
+        unmap_one(rp, m);
+        if (!msize || cur + msize < cur) break;
+        cur += msize;
+    }
+    if (cur >= end || !rp->mappings) return;
+    /* A gap: look for any other mapping that starts inside the range. Rare, so the
+     * full scan is acceptable; restart after each removal since deletion moves entries. */
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
+            vt_live *m = &rp->live[i];
+            if (m->space == VT_SPACE_MAPPING && m->addr >= va && m->addr < end) {
+                unmap_one(rp, m);
+                again = 1;
+                break;
+            }
+        }
+    }
+}
+
+static void on_vmm(vt_replay *rp, const vt_rec *r)
+{
+    rp->st.vmm_ops++;
+    switch (r->kind) {
+    case VT_VMM_MAP: {
+        vt_live *old = live_find(rp, VT_SPACE_MAPPING, r->addr);
+        if (old) unmap_one(rp, old); /* its unmap was not recorded */
+        vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1);
+        if (h) h->maps++;
+        vt_live *m = live_insert(rp, VT_SPACE_MAPPING, r->addr);
+        if (!m) return;
+        m->size = r->size;
+        m->aux = r->aux1;
+        m->group = UINT32_MAX;
+        rp->mappings++;
+        break;
+    }
+    case VT_VMM_UNMAP:
+        on_unmap(rp, r->addr, r->size);
+        break;
+    case VT_VMM_RETAIN: {
+        vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1);
+        if (h) h->refs++;
+        break;
+    }
+    default: /* RESERVE, ADDRESS_FREE: address space only, no memory */
+        break;
+    }
+}
+
+static void on_oom(vt_replay *rp, const vt_rec *r)
+{
+    rp->st.ooms++;
+    if (reserve((void **)&rp->ooms, &rp->ooms_cap, rp->nooms, sizeof *rp->ooms)) {
+        rp->nomem = 1;
+        return;
+    }
+    vt_device *d = device_get(rp, r->device);
+    vt_oom *o = &rp->ooms[rp->nooms++];
+    memset(o, 0, sizeof *o);
+    o->time = r->time_ns;
+    o->kind = r->kind;
+    o->device = r->device;
+    o->stack_id = r->stack_id;
+    o->site = UINT32_MAX;
+    o->size = r->size;
+    o->free_bytes = r->aux0;
+    o->total_bytes = r->aux1;
+    vt_class cls = vt_kind_class(r->kind);
+    o->live = d ? (cls == VT_CLASS_HOST ? rp->host.live : cls == VT_CLASS_MANAGED ? d->managed.live : d->dev.live) : 0;
+    if (rp->nooms > VT_OOM_SNAPS) return;
+    /* What was live then, by group: O(groups) once per OOM, for the first few. */
+    size_t n = 0;
+    for (size_t i = 0; i < rp->ngroups; i++)
+        if (rp->groups[i].live && rp->groups[i].device == r->device && rp->groups[i].cls == cls) n++;
+    if (!n) return;
+    o->snap_group = vt_arena_alloc(&rp->arena, n * sizeof *o->snap_group);
+    o->snap_bytes = vt_arena_alloc(&rp->arena, n * sizeof *o->snap_bytes);
+    if (!o->snap_group || !o->snap_bytes) { rp->nomem = 1; return; }
+    for (size_t i = 0; i < rp->ngroups; i++) {
+        const vt_group *g = &rp->groups[i];
+        if (g->live && g->device == r->device && g->cls == cls) {
+            o->snap_group[o->nsnap] = (uint32_t)i;
+            o->snap_bytes[o->nsnap++] = g->live;
+        }
+    }
+}
+
+static void on_nvml(vt_replay *rp, const vt_rec *r)
+{
+    if (r->device < -1) return;
+    vt_nvml *n = &rp->nvml[r->device + 1];
+    n->seen = 1;
+    n->samples++;
+    n->total = r->aux1;
+    int proc = r->aux0 != 0;
+    uint64_t pv = proc ? r->aux0 - 1 : 0;
+    if (proc && (!n->has_proc || pv > n->proc_max)) {
+        n->has_proc = 1;
+        n->proc_max = pv;
+        n->proc_max_time = r->time_ns;
+        for (int i = 0; i < VT_NVML_SNAP; i++)
+            n->proc_snap[i] = rp->dev[i + 1] ? rp->dev[i + 1]->dev.live : 0;
+    }
+    if (r->size > n->used_max || n->samples == 1) {
+        n->used_max = r->size;
+        n->used_max_time = r->time_ns;
+        for (int i = 0; i < VT_NVML_SNAP; i++)
+            n->used_snap[i] = rp->dev[i + 1] ? rp->dev[i + 1]->dev.live : 0;
+    }
+}
+
+static char *keep(vt_replay *rp, const void *p, size_t n)
+{
+    char *s = vt_arena_strdup(&rp->arena, p ? p : "", p ? n : 0);
+    if (!s) rp->nomem = 1;
+    return s;
+}
+
+static void on_meta(vt_replay *rp, const vt_rec *r)
+{
+    switch (r->type) {
+    case VT_REC_STACK: {
+        uint32_t *ix = vt_idmap_get(&rp->node_ix, r->id);
+        if (!ix) {
+            if (reserve((void **)&rp->nodes, &rp->nodes_cap, rp->nnodes, sizeof *rp->nodes) ||
+                vt_idmap_put(&rp->node_ix, r->id, (uint32_t)rp->nnodes)) {
+                rp->nomem = 1;
+                return;
+            }
+            ix = vt_idmap_get(&rp->node_ix, r->id);
+            rp->nnodes++;
+        }
+        vt_stack_node *s = &rp->nodes[*ix];
+        s->parent = r->parent;
+        s->kind = r->kind;
+        s->value = r->addr;
+        break;
+    }
+    case VT_REC_MODULE: {
+        if (reserve((void **)&rp->modules, &rp->modules_cap, rp->nmodules, sizeof *rp->modules)) {
+            rp->nomem = 1;
+            return;
+        }
+        vt_module *m = &rp->modules[rp->nmodules];
+        m->path = keep(rp, r->str, r->str_len);
+        m->build_id = (uint8_t *)keep(rp, r->bytes, r->bytes_len);
+        if (!m->path || !m->build_id) return;
+        m->build_id_len = r->bytes_len;
+        m->bias = r->addr;
+        m->size = r->size;
+        rp->nmodules++;
+        break;
+    }
+    case VT_REC_DEVICE: {
+        vt_device *d = device_get(rp, r->device);
+        if (!d) return;
+        d->has_info = 1;
+        size_t n = r->str_len < sizeof d->name - 1 ? r->str_len : sizeof d->name - 1;
+        memcpy(d->name, r->str ? r->str : "", r->str ? n : 0);
+        d->name[r->str ? n : 0] = 0;
+        memset(d->uuid, 0, sizeof d->uuid);
+        if (r->bytes) memcpy(d->uuid, r->bytes, r->bytes_len < 16 ? r->bytes_len : 16);
+        d->total = r->size;
+        d->cc_major = (unsigned)r->aux0;
+        d->cc_minor = (unsigned)r->aux1;
+        break;
+    }
+    case VT_REC_NVML_DEVICE: {
+        if (r->device < -1) return;
+        vt_nvml *n = &rp->nvml[r->device + 1];
+        size_t k = r->str_len < sizeof n->uuid - 1 ? r->str_len : sizeof n->uuid - 1;
+        memcpy(n->uuid, r->str ? r->str : "", r->str ? k : 0);
+        n->uuid[r->str ? k : 0] = 0;
+        break;
+    }
+    case VT_REC_STRING: {
+        char *s = keep(rp, r->str, r->str_len);
+        if (!s) return;
+        uint32_t *ix = vt_idmap_get(&rp->string_ix, r->id);
+        if (ix) { rp->strings[*ix] = s; return; }
+        if (reserve((void **)&rp->strings, &rp->strings_cap, rp->nstrings, sizeof *rp->strings) ||
+            vt_idmap_put(&rp->string_ix, r->id, (uint32_t)rp->nstrings)) {
+            rp->nomem = 1;
+            return;
+        }
+        rp->strings[rp->nstrings++] = s;
+        break;
+    }
+    case VT_REC_PYFRAME: {
+        vt_pyframe pf = { (uint32_t)r->aux0, (uint32_t)r->aux1, r->line };
+        uint32_t *ix = vt_idmap_get(&rp->pyframe_ix, r->id);
+        if (ix) { rp->pyframes[*ix] = pf; return; }
+        if (reserve((void **)&rp->pyframes, &rp->pyframes_cap, rp->npyframes, sizeof *rp->pyframes) ||
+            vt_idmap_put(&rp->pyframe_ix, r->id, (uint32_t)rp->npyframes)) {
+            rp->nomem = 1;
+            return;
+        }
+        rp->pyframes[rp->npyframes++] = pf;
+        break;
+    }
+    case VT_REC_DRIVER:
+        rp->driver_version = r->aux0;
+        break;
+    case VT_REC_LOOKUP:
+        if (r->flags & VT_RF_UNWRAPPED) {
+            rp->st.unwrapped_lookups++;
+            if (rp->nunwrapped < 8) {
+                size_t n = r->str_len < 63 ? r->str_len : 63;
+                memcpy(rp->unwrapped[rp->nunwrapped], r->str ? r->str : "", r->str ? n : 0);
+                rp->unwrapped[rp->nunwrapped][r->str ? n : 0] = 0;
+                rp->nunwrapped++;
+            }
+        }
+        break;
+    case VT_REC_LOST:
+        rp->st.lost_events += r->size;
+        break;
+    case VT_REC_TRAILER:
+        rp->has_trailer = 1;
+        rp->trailer_flags = r->flags;
+        if (r->counts) memcpy(rp->trailer_counts, r->counts, sizeof rp->trailer_counts);
+        break;
+    default:
+        break;
+    }
+}
+
+void vt_replay_rec(vt_replay *rp, const vt_rec *r)
+{
+    rp->st.records++;
+    rp->st.by_type[r->type <= VT_REC_TYPE_MAX ? r->type : VT_REC_TYPE_MAX]++;
+    if (vt_rec_timed(r->type)) {
+        if (r->time_ns > rp->stop_time && r->type != VT_REC_TRAILER) return;
+        rp->now = r->time_ns;
+        if (r->time_ns > rp->last_time) rp->last_time = r->time_ns;
+    }
+    switch (r->type) {
+    case VT_REC_ALLOC: on_alloc(rp, r); break;
+    case VT_REC_FREE: on_free(rp, r); break;
+    case VT_REC_VMM: on_vmm(rp, r); break;
+    case VT_REC_OOM: on_oom(rp, r); break;
+    case VT_REC_NVML: on_nvml(rp, r); break;
+    case VT_REC_POOL_TRIM: break;
+    default:
+        if (r->type == 0 || r->type > VT_REC_PYFRAME) rp->st.unknown_records++;
+        else on_meta(rp, r);
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ *  The end
+ * ------------------------------------------------------------------------ */
+void vt_replay_finish(vt_replay *rp)
+{
+    for (size_t i = 0; i < rp->ngroups; i++) group_touch(&rp->groups[i]);
+}

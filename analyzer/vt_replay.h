@@ -1,0 +1,242 @@
+/* vt_replay.h - the live-set model: replays one trace's records and keeps what is
+ * live, the peak of each running total, and what every group (stack, kind, device)
+ * held at that peak.
+ *
+ * The peak is exact and found in one pass with O(1) work per event. Each running total
+ * (a "tracker": one device's memory, all devices together, ...) counts the new maxima it
+ * sets in `epoch`. Each group keeps its live bytes and, per tracker it feeds, the value
+ * it had at that tracker's latest peak plus the epoch that value belongs to. A group's
+ * value at the latest peak is its value just before its first change after that peak,
+ * so the group copies live -> at_peak lazily, on that first change; groups untouched
+ * since the peak still hold it in `live` (vt_replay_finish settles them).
+ *
+ * Memory is O(live allocations + distinct stacks + groups), never O(events). */
+#ifndef VT_REPLAY_H
+#define VT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vt_format.h"
+#include "vt_table.h"
+
+#define VT_NDEV        129  /* device -1..127 -> slot 0..128 */
+#define VT_MAX_TRACK   3
+#define VT_OOM_SNAPS   32   /* OOM events whose live groups are kept */
+#define VT_NVML_SNAP   32   /* CUDA ordinals whose live bytes an NVML peak remembers */
+
+/* What a kind counts towards. Device memory is what the device peak is made of. */
+typedef enum {
+    VT_CLASS_DEVICE = 0,   /* cuMemAlloc, Pitch, Async, Pool, VMM physical, arrays */
+    VT_CLASS_MANAGED = 1,  /* cuMemAllocManaged: may live on the host or the device */
+    VT_CLASS_HOST = 2      /* pinned host memory */
+} vt_class;
+
+static inline vt_class vt_kind_class(unsigned kind)
+{
+    switch (kind) {
+    case VT_KIND_MEM_ALLOC_MANAGED: return VT_CLASS_MANAGED;
+    case VT_KIND_HOST_ALLOC: case VT_KIND_HOST_ALLOC_HOST: case VT_KIND_HOST_FREE: return VT_CLASS_HOST;
+    default: return VT_CLASS_DEVICE;
+    }
+}
+
+/* One running total and its peak. */
+typedef struct {
+    uint64_t live;          /* bytes live now */
+    uint64_t count;         /* allocations live now */
+    uint64_t peak;
+    uint64_t peak_count;
+    uint64_t peak_time;     /* ns since the start of the trace that set the peak */
+    uint64_t peak_rt;       /* the same moment on the realtime clock (merging traces) */
+    uint64_t epoch;         /* new maxima so far */
+    int      trace;         /* index of the trace that set the peak */
+} vt_tracker;
+
+/* Allocations that share a stack, a kind and a device. */
+typedef struct {
+    uint32_t stack_id;
+    uint8_t  kind;
+    int8_t   device;
+    uint8_t  cls;           /* vt_class */
+    uint8_t  ntk;           /* trackers fed */
+    uint32_t site;          /* vt_sites index, set after the replay */
+    uint64_t live, live_count;
+    uint64_t nallocs, total_bytes;
+    vt_tracker *tk[VT_MAX_TRACK];
+    uint64_t at_peak[VT_MAX_TRACK];
+    uint64_t at_peak_count[VT_MAX_TRACK];
+    uint64_t stamp[VT_MAX_TRACK];
+} vt_group;
+
+/* What a device is, from DEVICE records, and its trackers. */
+typedef struct {
+    int      seen;          /* some event or record named it */
+    int      has_info;      /* a DEVICE record described it */
+    char     name[128];
+    uint8_t  uuid[16];
+    uint64_t total;
+    unsigned cc_major, cc_minor;
+    vt_tracker dev;         /* device memory */
+    vt_tracker managed;
+} vt_device;
+
+static inline int vt_device_has_uuid(const vt_device *d)
+{
+    for (int i = 0; i < 16; i++)
+        if (d->uuid[i]) return 1;
+    return 0;
+}
+
+/* One out-of-memory event. */
+typedef struct {
+    uint64_t time;
+    uint8_t  kind;
+    int8_t   device;
+    uint32_t stack_id;
+    uint32_t site;          /* of the failed request, set after the replay */
+    uint64_t size;          /* bytes asked */
+    uint64_t free_bytes;    /* cuMemGetInfo at failure, 0 = unknown */
+    uint64_t total_bytes;
+    uint64_t live;          /* traced device bytes live then */
+    uint32_t nsnap;         /* live groups then (only for the first VT_OOM_SNAPS events) */
+    uint32_t *snap_group;
+    uint64_t *snap_bytes;
+} vt_oom;
+
+/* NVML figures of one NVML index. */
+typedef struct {
+    int      seen;
+    char     uuid[96];      /* "GPU-..." from NVML_DEVICE */
+    uint64_t total;
+    int      has_proc;      /* some sample knew the process's own figure */
+    uint64_t proc_max, proc_max_time;
+    uint64_t used_max, used_max_time;  /* whole device */
+    uint64_t samples;
+    /* traced live device bytes of CUDA ordinals 0..VT_NVML_SNAP-1 at those two maxima;
+     * which ordinal is this NVML index is known only once the UUIDs are read */
+    uint64_t proc_snap[VT_NVML_SNAP], used_snap[VT_NVML_SNAP];
+} vt_nvml;
+
+typedef struct {
+    char    *path;
+    uint64_t bias, size;
+    uint8_t *build_id;
+    uint32_t build_id_len;
+} vt_module;
+
+/* A frame node of the stack tree. */
+typedef struct {
+    uint32_t parent;
+    uint8_t  kind;          /* vt_frame_kind */
+    uint64_t value;
+} vt_stack_node;
+
+typedef struct {
+    uint32_t file, function; /* STRING ids */
+    uint32_t line;
+} vt_pyframe;
+
+/* An entry of the live set (and of the VMM mapping set). */
+typedef struct {
+    uint64_t addr;
+    uint64_t size;
+    uint64_t aux;           /* allocation: time; mapping: handle */
+    uint32_t group;
+    uint8_t  space;         /* vt_space, or VT_SPACE_MAPPING; 0 = empty slot */
+    uint8_t  kind;
+    uint16_t pad;
+    uint32_t refs;          /* VMM handle: references (create, retains) not yet released */
+    uint32_t maps;          /* VMM handle: mappings not yet unmapped */
+} vt_live;
+
+#define VT_SPACE_MAPPING 7
+
+typedef struct vt_replay vt_replay;
+
+/* Finds the merged tracker for a device of this trace (reports over several traces). */
+typedef vt_tracker *(*vt_replay_merged_fn)(void *ctx, vt_replay *rp, int device);
+
+typedef struct {
+    uint64_t records;
+    uint64_t by_type[VT_REC_TYPE_MAX + 1];
+    uint64_t allocs, frees, ooms, vmm_ops;
+    uint64_t frees_unmatched;   /* a free of nothing live (its allocation was not seen) */
+    uint64_t allocs_replaced;   /* an allocation over a live address (its free was not seen) */
+    uint64_t lost_events;       /* LOST records: events the recorder dropped */
+    uint64_t unknown_records;
+    uint64_t unwrapped_lookups;
+} vt_replay_stats;
+
+struct vt_replay {
+    int trace;                  /* index of this trace in the analysis */
+    uint64_t rt_base;           /* start_realtime_ns: event time + this = realtime */
+    uint64_t stop_time;         /* records timed after this are skipped (UINT64_MAX: none) */
+    uint64_t now, last_time;
+
+    vt_tracker *global;         /* all device memory of the analysis, or NULL */
+    vt_replay_merged_fn merged; /* or NULL */
+    void *merged_ctx;
+
+    vt_device *dev[VT_NDEV];
+    vt_tracker host;            /* pinned host memory */
+
+    /* live set: open addressing, linear probing, deletion by backward shift */
+    vt_live *live;
+    size_t live_mask, live_n, mappings;
+    unsigned live_shift;        /* 64 - log2(capacity): the hash takes the top bits */
+
+    vt_group *groups;
+    size_t ngroups, groups_cap;
+    vt_idmap group_ix;          /* (stack, kind, device) -> group */
+    uint64_t gcache_key[64];    /* key + 1 -> group: a few hot sites make most allocations */
+    uint32_t gcache_val[64];
+
+    vt_stack_node *nodes;
+    size_t nnodes, nodes_cap;
+    vt_idmap node_ix;           /* stack node id -> nodes[] */
+
+    vt_idmap string_ix;         /* STRING id -> strings[] */
+    const char **strings;
+    size_t nstrings, strings_cap;
+    vt_idmap pyframe_ix;
+    vt_pyframe *pyframes;
+    size_t npyframes, pyframes_cap;
+
+    vt_module *modules;
+    size_t nmodules, modules_cap;
+
+    vt_oom *ooms;
+    size_t nooms, ooms_cap;
+
+    vt_nvml nvml[VT_NDEV];
+
+    char unwrapped[8][64];      /* names of the first lookups the recorder could not wrap */
+    unsigned nunwrapped;
+    uint64_t driver_version;
+    int has_trailer;
+    uint8_t trailer_flags;
+    uint64_t trailer_counts[VT_REC_TYPE_MAX];
+
+    vt_replay_stats st;
+    vt_arena arena;
+    int nomem;                  /* some record was dropped for want of memory */
+};
+
+/* Returns NULL when out of memory. */
+vt_replay *vt_replay_new(int trace, uint64_t rt_base);
+void vt_replay_free(vt_replay *rp);
+
+/* Applies one record. */
+void vt_replay_rec(vt_replay *rp, const vt_rec *r);
+
+/* Settles the lazily kept peak values (call once, after the last record). Trackers
+ * shared between replays (global, merged) must be final, i.e. all replays done. */
+void vt_replay_finish(vt_replay *rp);
+
+static inline vt_device *vt_replay_device(const vt_replay *rp, int device)
+{
+    return (device >= -1 && device < VT_NDEV - 1) ? rp->dev[device + 1] : NULL;
+}
+
+#endif /* VT_REPLAY_H */

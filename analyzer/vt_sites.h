@@ -1,0 +1,59 @@
+/* vt_sites.h - folding recorded stacks into sites.
+ *
+ * A site is a stack as a person reads it: the innermost frames that belong to the
+ * recorder and the CUDA driver/runtime plumbing are dropped, the rest is symbolized
+ * (function, file:line, module) and the site is keyed by that folded frame list, not
+ * by stack id or raw address, so the same site matches across runs, pids and hosts
+ * (ASLR moves addresses; file base names and module base names stay). */
+#ifndef VT_SITES_H
+#define VT_SITES_H
+
+#include <stdint.h>
+
+#include "vt_replay.h"
+#include "vt_sym.h"
+#include "vt_table.h"
+
+typedef struct {
+    const char *function;   /* never NULL: "module+0xoffset" when no symbol covers it */
+    const char *file;       /* as in the debug info; NULL when unknown */
+    const char *file_base;  /* its last component */
+    unsigned    line;
+    const char *module;     /* base name; "python" for Python frames, NULL for scopes */
+    uint64_t    offset;     /* native frames: address minus the module's load bias */
+    uint8_t     kind;       /* vt_frame_kind */
+    uint8_t     resolved;   /* a symbol named the function */
+} vt_site_frame;
+
+typedef struct {
+    uint32_t nframes;
+    vt_site_frame *frames;  /* innermost first */
+    const char *key;
+    uint32_t function_id;   /* names[] id of the innermost frame's function ("top --by function") */
+    uint32_t module_id;     /* names[] id of its module ("top --by module") */
+} vt_site;
+
+typedef struct {
+    vt_strtab keys;         /* site key -> site index (ids are indexes) */
+    vt_site *sites;
+    size_t n, cap;
+    vt_strtab names;        /* every string a frame holds */
+    vt_arena arena;
+} vt_sites;
+
+#define VT_SITE_MAX_FRAMES 256
+
+/* Folds the stack ending at node stack_id of rp into a site; returns its index, or
+ * UINT32_MAX when out of memory. Stack id 0 (no stack) folds to the empty site. */
+uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t stack_id);
+
+/* Folds the stacks of every group and OOM of rp (sets their .site). */
+int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym);
+
+/* A module is CUDA plumbing when its base name is libcuda.so*, libcudart*, or the
+ * recorder itself (libvramtrace*). */
+int vt_sites_is_plumbing(const char *module_base);
+
+void vt_sites_free(vt_sites *ss);
+
+#endif /* VT_SITES_H */

@@ -1,0 +1,71 @@
+/* vt_table.h - the small containers the analyzer is built on: an arena for strings
+ * and records that live as long as the analysis, an integer map (u64 -> u32) and a
+ * string interning table. Open addressing, power-of-two sizes, no per-insert malloc
+ * once grown. */
+#ifndef VT_TABLE_H
+#define VT_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Arena
+ * ------------------------------------------------------------------------ */
+typedef struct vt_arena_block vt_arena_block;
+typedef struct {
+    vt_arena_block *head;
+    size_t used, cap;
+} vt_arena;
+
+void *vt_arena_alloc(vt_arena *a, size_t n);          /* 8-byte aligned; NULL when out of memory */
+char *vt_arena_strdup(vt_arena *a, const char *s, size_t n); /* NUL-terminated copy */
+void vt_arena_free(vt_arena *a);
+
+/* ------------------------------------------------------------------------ *
+ *  u64 -> u32 map
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    uint64_t *keys;   /* key + 1; 0 = empty */
+    uint32_t *vals;
+    size_t mask;      /* capacity - 1, 0 before the first insert */
+    size_t n;
+} vt_idmap;
+
+/* Returns a pointer to the value of key, or NULL. */
+uint32_t *vt_idmap_get(const vt_idmap *m, uint64_t key);
+/* Sets key to val (inserting or replacing). Returns 0, or -1 when out of memory. */
+int vt_idmap_put(vt_idmap *m, uint64_t key, uint32_t val);
+void vt_idmap_free(vt_idmap *m);
+
+static inline uint64_t vt_hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  String interning: equal strings get equal ids (0, 1, 2, ...)
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    vt_arena arena;
+    const char **strs;    /* id -> string */
+    uint32_t *lens;
+    uint64_t *hashes;
+    size_t n, cap;
+    uint32_t *slots;      /* id + 1; 0 = empty */
+    size_t mask;
+} vt_strtab;
+
+/* Returns the id of s[0..n), adding it when new; UINT32_MAX when out of memory. */
+uint32_t vt_strtab_intern(vt_strtab *t, const char *s, size_t n);
+static inline const char *vt_strtab_get(const vt_strtab *t, uint32_t id)
+{
+    return id < t->n ? t->strs[id] : NULL;
+}
+void vt_strtab_free(vt_strtab *t);
+
+#endif /* VT_TABLE_H */

@@ -1,0 +1,163 @@
+/* vt_record.c - turns one driver call into one event: thread id, time, device, stack,
+ * then a push into the ring. Runs on the allocating thread, after the real call has
+ * returned, with the thread's in_hook flag set (vt_enter).
+ *
+ * The common path makes no system call but clock_gettime (vDSO), takes no lock and
+ * allocates nothing. The rare paths (a thread's first event, a stack never seen, the
+ * process's first event) do, and are marked so. */
+#include "vt_wrap.h"
+
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline uint32_t tid(void)
+{
+    if (VT_UNLIKELY(!vt_tls.tid)) vt_tls.tid = (uint32_t)syscall(SYS_gettid);
+    return vt_tls.tid;
+}
+
+/* Rare: the thread's first event queues its name. */
+static void announce_slow(void)
+{
+    vt_tls.announced = 1;
+    char name[17] = { 0 };
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) name[0] = 0;
+    vt_rec r = { .type = VT_REC_THREAD, .device = -1, .tid = tid(),
+                 .str = name, .str_len = (uint32_t)strlen(name) };
+    vt_side_push(&r);
+}
+
+/* Is the trace running? Starts it at the process's first event. */
+static inline int ready(void)
+{
+    int st = atomic_load_explicit(&vt_g.state, memory_order_acquire);
+    if (VT_LIKELY(st == VT_ST_ACTIVE)) {
+        if (VT_UNLIKELY(!vt_tls.announced)) announce_slow();
+        return 1;
+    }
+    if (st < VT_ST_IDLE || !vt_start()) return 0;
+    if (!vt_tls.announced) announce_slow();
+    return 1;
+}
+
+int vt_rec_device(void)
+{
+    const vt_helpers *h = vt_wrap_helpers();
+    CUdevice d;
+    if (!h || !h->ctx_get_device || h->ctx_get_device(&d) != CUDA_SUCCESS) return -1;
+    return d >= 0 && d < 128 ? (int)d : -1;
+}
+
+static inline void push(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
+                        uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    vt_ev e;
+    e.type = type;
+    e.kind = (uint8_t)kind;
+    e.device = (int8_t)device;
+    e.flags = (uint8_t)flags;
+    e.tid = tid();
+    e.stack_id = stack;
+    e.pad_ = 0;
+    e.time = vt_now();
+    e.a = a; e.b = b; e.c = c; e.d = d;
+    vt_ring_push(&e);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Events
+ * ------------------------------------------------------------------------ */
+void vt_rec_alloc(unsigned kind, uint64_t addr, uint64_t size, uint64_t stream, unsigned flags, int device)
+{
+    if (!ready()) return;
+    uint32_t stack = vt_stack_capture();
+    push(VT_REC_ALLOC, kind, device, flags, stack, addr, size, stream, 0);
+}
+
+void vt_rec_free(unsigned kind, uint64_t addr, uint64_t stream, unsigned flags, int device)
+{
+    if (!ready()) return;
+    uint32_t stack = vt_g.cfg.free_stacks ? vt_stack_capture() : 0;
+    push(VT_REC_FREE, kind, device, flags, stack, addr, 0, stream, 0);
+}
+
+void vt_rec_oom(unsigned kind, uint64_t size, uint64_t stream, unsigned flags, int device)
+{
+    if (!ready()) return;
+    size_t fr = 0, tot = 0;
+    const vt_helpers *h = vt_wrap_helpers();
+    if (!h || !h->mem_get_info || h->mem_get_info(&fr, &tot) != CUDA_SUCCESS) fr = tot = 0;
+    uint32_t stack = vt_stack_capture();
+    /* a = free, b = size asked, c = stream, d = total */
+    push(VT_REC_OOM, kind, device, flags, stack, fr, size, stream, tot);
+}
+
+void vt_rec_vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64_t aux1, int stack)
+{
+    if (!ready()) return;
+    uint32_t s = (stack || vt_g.cfg.free_stacks) ? vt_stack_capture() : 0;
+    push(VT_REC_VMM, op, -1, 0, s, addr, size, aux0, aux1);
+}
+
+void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device)
+{
+    if (!ready()) return;
+    push(VT_REC_POOL_TRIM, 0, device, 0, 0, pool, keep, 0, 0);
+}
+
+/* Rare: lookups are recorded before the trace starts too (the side buffer keeps them
+ * until the first event opens the file). */
+void vt_rec_lookup(const char *name, int how, uint64_t ptr, uint64_t info, int unwrapped)
+{
+    if (atomic_load_explicit(&vt_g.state, memory_order_acquire) < VT_ST_IDLE) return;
+    vt_rec r = { .type = VT_REC_LOOKUP, .device = -1, .tid = tid(), .time_ns = vt_now(),
+                 .aux0 = (uint64_t)how, .flags = unwrapped ? VT_RF_UNWRAPPED : 0,
+                 .addr = ptr, .aux1 = info, .str = name, .str_len = (uint32_t)strlen(name) };
+    vt_side_push(&r);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Driver and devices, once (after cuInit, or at the first event)
+ * ------------------------------------------------------------------------ */
+/* Once per process: the devices do not change. */
+static _Atomic int vt_devices_done;
+
+void vt_rec_devices(void)
+{
+    const vt_helpers *h = vt_wrap_helpers();
+    if (!h || !h->device_get_count || !h->device_get) return;
+    if (atomic_exchange(&vt_devices_done, 1)) return;
+    int n = 0;
+    if (h->device_get_count(&n) != CUDA_SUCCESS) {  /* before cuInit: try again later */
+        atomic_store(&vt_devices_done, 0);
+        return;
+    }
+    int ver = 0;
+    if (h->driver_get_version && h->driver_get_version(&ver) == CUDA_SUCCESS) {
+        vt_rec r = { .type = VT_REC_DRIVER, .device = -1, .time_ns = vt_now(), .aux0 = (uint64_t)ver };
+        vt_side_push(&r);
+    }
+    for (int i = 0; i < n && i < 128; i++) {
+        CUdevice dev;
+        if (h->device_get(&dev, i) != CUDA_SUCCESS) continue;
+        char name[256] = { 0 };
+        size_t total = 0;
+        CUuuid uuid;
+        int major = 0, minor = 0;
+        memset(&uuid, 0, sizeof uuid);
+        if (!h->device_get_name || h->device_get_name(name, (int)sizeof name - 1, dev) != CUDA_SUCCESS) name[0] = 0;
+        if (!h->device_total_mem || h->device_total_mem(&total, dev) != CUDA_SUCCESS) total = 0;
+        if (!h->device_get_uuid || h->device_get_uuid(&uuid, dev) != CUDA_SUCCESS) memset(&uuid, 0, sizeof uuid);
+        if (h->device_get_attribute) {
+            if (h->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS) major = 0;
+            if (h->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS) minor = 0;
+        }
+        vt_rec r = { .type = VT_REC_DEVICE, .device = (int8_t)i, .size = total,
+                     .aux0 = (uint64_t)major, .aux1 = (uint64_t)minor,
+                     .bytes = (const uint8_t *)uuid.bytes, .bytes_len = 16,
+                     .str = name, .str_len = (uint32_t)strlen(name) };
+        vt_side_push(&r);
+    }
+}

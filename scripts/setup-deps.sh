@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what vramtrace needs to build and test on Debian/Ubuntu. Idempotent: it asks
+# apt only for what is missing, so it costs nothing on a machine that has everything.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libunwind-dev libzstd-dev libdw-dev libelf-dev zstd)
+if [ "${VT_WITH_HEAPTRACK:-0}" = 1 ]; then pkgs+=(heaptrack time); fi
+if [ "${VT_WITH_BROWSER:-0}" = 1 ]; then pkgs+=(chromium chromium-driver); fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "setup-deps: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ ! -f /usr/local/cuda/include/cuda.h ] && [ ! -f /usr/include/cuda.h ] && [ -z "${CUDA_HOME:-}" ]; then
+  echo "setup-deps: no CUDA toolkit found (cuda.h): the recorder and its tests need it;" \
+       "the analyzer builds without it" >&2
+fi

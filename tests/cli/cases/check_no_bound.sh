@@ -1,0 +1,1 @@
+"$VT_GEN" simple t.vtrace && "$VRAMTRACE" check t.vtrace

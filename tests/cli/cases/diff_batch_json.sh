@@ -1,0 +1,1 @@
+"$VT_GEN" batch-small a.vtrace && "$VT_GEN" batch-big b.vtrace && "$VRAMTRACE" diff --json a.vtrace b.vtrace

@@ -1,0 +1,1 @@
+: > t.vtrace; "$VRAMTRACE" dump t.vtrace

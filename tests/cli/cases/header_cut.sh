@@ -1,0 +1,1 @@
+"$VT_GEN" header-cut t.vtrace; "$VRAMTRACE" report t.vtrace

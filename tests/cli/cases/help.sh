@@ -1,0 +1,1 @@
+"$VRAMTRACE" --help && for c in run report top diff check dump; do "$VRAMTRACE" $c --help; done

@@ -1,0 +1,1 @@
+"$VRAMTRACE" report no-such-file.vtrace

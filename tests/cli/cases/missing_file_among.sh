@@ -1,0 +1,1 @@
+"$VT_GEN" simple t.vtrace; "$VRAMTRACE" report t.vtrace no-such-file.vtrace

@@ -1,0 +1,1 @@
+echo "hello, world" > t.vtrace; "$VRAMTRACE" report t.vtrace

@@ -1,0 +1,1 @@
+"$VRAMTRACE" report t.vtrace --top

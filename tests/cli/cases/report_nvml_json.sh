@@ -1,0 +1,1 @@
+"$VT_GEN" nvml t.vtrace && "$VRAMTRACE" report --json --top 1 t.vtrace

@@ -1,0 +1,1 @@
+"$VT_GEN" oom t.vtrace && "$VRAMTRACE" report --frames 2 t.vtrace

@@ -1,0 +1,1 @@
+"$VT_GEN" oom t.vtrace && "$VRAMTRACE" report --json --top 3 t.vtrace

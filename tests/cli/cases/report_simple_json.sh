@@ -1,0 +1,1 @@
+"$VT_GEN" simple t.vtrace && "$VRAMTRACE" report --json --top 2 t.vtrace

@@ -1,0 +1,1 @@
+VRAMTRACE_LIB="$VT_PLUMB_LIB" "$VRAMTRACE" run --depth 300 -- true

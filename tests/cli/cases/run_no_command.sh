@@ -1,0 +1,1 @@
+"$VRAMTRACE" run -o x.vtrace

@@ -1,0 +1,1 @@
+VRAMTRACE_LIB=/nonexistent/libvramtrace.so "$VRAMTRACE" run -- true

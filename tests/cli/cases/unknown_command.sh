@@ -1,0 +1,1 @@
+"$VRAMTRACE" frobnicate

@@ -1,0 +1,1 @@
+"$VRAMTRACE" report --frobnicate t.vtrace

@@ -1,0 +1,1 @@
+"$VT_GEN" version2 t.vtrace; "$VRAMTRACE" report t.vtrace

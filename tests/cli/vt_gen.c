@@ -1,0 +1,876 @@
+/* vt_gen.c - writes test traces in the real format, through vt_codec, for the CLI
+ * golden tests (and big ones for benchmarks).
+ *
+ *   vt_gen SCENARIO OUT      scenarios: see the table at the end of this file
+ *   vt_gen big N OUT         N alloc/free events over a few sites (benchmarks)
+ *   vt_gen as-recorder [--spawn] [--exit N] [--kill]
+ *                            behaves like a traced program: writes the `simple`
+ *                            trace to $VRAMTRACE_OUTPUT (with %p expanded)
+ *
+ * Deterministic: fixed pid, host, start time and event times, so reports are stable.
+ * The stacks are real: each allocation site below calls through libcudart_vtgen.so
+ * and libvramtrace_vtgen.so (stand-ins for the CUDA runtime and the recorder) and
+ * captures its own return addresses, and MODULE records describe this binary and those
+ * libraries as loaded, so the analyzer symbolizes them for real. Built with -O0 -g so
+ * each call stays on its line. */
+#define _GNU_SOURCE
+#include "vt_codec.h"
+
+#include <elf.h>
+#include <execinfo.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define MiB (1024ull * 1024ull)
+#define GiB (1024ull * MiB)
+#define MS  1000000ull
+/* 2026-11-29 10:00:00 UTC */
+#define T0_REALTIME 1795946400000000000ull
+
+typedef void (*vt_gen_cb)(void *);
+void cudart_vtgen_malloc(vt_gen_cb cb, void *ctx);
+uint32_t vt_gen_cxx_site(int n);
+
+/* ------------------------------------------------------------------------ *
+ *  Writer (one trace at a time: a test tool, so plain globals)
+ * ------------------------------------------------------------------------ */
+static FILE *out;
+static vt_codec codec;
+static uint8_t chunk[1 << 20];
+static size_t chunk_len, chunk_limit = 256;
+static uint32_t chunk_nrec;
+static uint64_t now;              /* ns since start */
+static uint64_t counts[VT_REC_TYPE_MAX];
+static uint64_t chunk_offsets[4096];
+static size_t nchunks;
+static int chunk_open;
+
+static void die(const char *what)
+{
+    perror(what);
+    exit(1);
+}
+
+static void flush_chunk(void)
+{
+    if (!chunk_open) return;
+    chunk_open = 0;
+    size_t bound = ZSTD_compressBound(chunk_len);
+    uint8_t *z = malloc(bound);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    if (!z || !cc) die("zstd");
+    /* Checksums, as the recorder writes them: a flipped byte is caught. */
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+    size_t zn = ZSTD_compress2(cc, z, bound, chunk, chunk_len);
+    if (ZSTD_isError(zn)) die("zstd compress");
+    vt_chunk_header h = { VT_CHUNK_MAGIC, (uint32_t)zn, (uint32_t)chunk_len, chunk_nrec, 0 };
+    memcpy(&h.base_time_ns, chunk + sizeof chunk - 8, 8); /* stashed at chunk start */
+    if (nchunks < 4096) chunk_offsets[nchunks++] = (uint64_t)ftell(out);
+    if (fwrite(&h, sizeof h, 1, out) != 1 || fwrite(z, 1, zn, out) != zn) die("write");
+    ZSTD_freeCCtx(cc);
+    free(z);
+    chunk_len = 0;
+    chunk_nrec = 0;
+}
+
+static void start_chunk(void)
+{
+    chunk_open = 1;
+    vt_codec_reset(&codec, now);
+    memcpy(chunk + sizeof chunk - 8, &now, 8);
+}
+
+/* Appends bytes of one encoded record. */
+static void put_raw(const uint8_t *p, size_t n, unsigned type)
+{
+    if (chunk_open && chunk_len + n > chunk_limit) flush_chunk();
+    if (!chunk_open) start_chunk();
+    memcpy(chunk + chunk_len, p, n);
+    chunk_len += n;
+    chunk_nrec++;
+    if (type < VT_REC_TYPE_MAX) counts[type]++;
+}
+
+static void emit(vt_rec *r)
+{
+    uint8_t buf[4096];
+    if (vt_codec_bound(r) > sizeof buf) die("record too big");
+    if (chunk_open && chunk_len + vt_codec_bound(r) > chunk_limit) flush_chunk();
+    if (!chunk_open) start_chunk();
+    size_t n = vt_codec_encode(&codec, r, buf);
+    put_raw(buf, n, r->type);
+}
+
+static void put_blob(const char *s, size_t n)
+{
+    uint32_t len = (uint32_t)n;
+    if (fwrite(&len, 4, 1, out) != 1 || (n && fwrite(s, 1, n, out) != n)) die("write");
+}
+
+typedef struct {
+    uint32_t pid;
+    uint64_t realtime;
+    const char *host, *exe;
+    const char *argv;
+    size_t argv_len;
+    uint16_t minor;
+    uint32_t extra_header;   /* bytes after the blobs (a later minor version's fields) */
+    uint32_t depth;
+} hdr_opts;
+
+static void modules_emit(void);
+
+static void begin(const char *path, const hdr_opts *o)
+{
+    out = fopen(path, "wb");
+    if (!out) die(path);
+    vt_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    h.version_major = VT_VERSION_MAJOR;
+    h.version_minor = o->minor;
+    h.header_size = (uint32_t)(sizeof h + 12 + strlen(o->host) + strlen(o->exe) + o->argv_len + o->extra_header);
+    h.pid = o->pid;
+    h.ppid = 1;
+    h.start_realtime_ns = o->realtime;
+    h.start_monotonic_ns = 5000000000ull;
+    h.stack_depth = o->depth;
+    h.rank = -1;
+    if (fwrite(&h, sizeof h, 1, out) != 1) die("write");
+    put_blob(o->host, strlen(o->host));
+    put_blob(o->exe, strlen(o->exe));
+    put_blob(o->argv, o->argv_len);
+    for (uint32_t i = 0; i < o->extra_header; i++) fputc(0xee, out);
+    memset(counts, 0, sizeof counts);
+    nchunks = 0;
+    now = 0;
+    chunk_len = 0;
+    chunk_nrec = 0;
+    chunk_open = 0;
+    modules_emit();
+}
+
+/* as-recorder: the header carries the real start time, as the recorder's does. */
+static int real_clock;
+
+static void begin_simple(const char *path, uint32_t pid, const char *argv, size_t argv_len)
+{
+    uint64_t t0 = T0_REALTIME;
+    if (real_clock) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    }
+    hdr_opts o = { pid, t0, "testhost", "/opt/test/train", argv, argv_len, 0, 0, 64 };
+    begin(path, &o);
+}
+
+static void trailer(int clean)
+{
+    vt_rec r = { .type = VT_REC_TRAILER, .time_ns = now, .flags = clean ? 1 : 0 };
+    counts[VT_REC_TRAILER]++;
+    uint64_t c[VT_REC_TYPE_MAX];
+    memcpy(c, counts, sizeof c);
+    r.counts = c;
+    counts[VT_REC_TRAILER]--;
+    emit(&r);
+}
+
+static void end(void)
+{
+    flush_chunk();
+    if (fclose(out)) die("close");
+    out = NULL;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Modules and stacks
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    char path[PATH_MAX];
+    uint64_t bias, size;
+    uint8_t id[64];
+    uint32_t id_len;
+} module;
+
+static module mods[3]; /* this program, the runtime and recorder stand-ins */
+static int nmods;
+
+static int phdr_cb(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+    (void)sz;
+    (void)arg;
+    const char *name = info->dlpi_name;
+    int main_prog = !name || !*name;
+    if (!main_prog && !strstr(name, "libcudart_vtgen") && !strstr(name, "libvramtrace_vtgen")) return 0;
+    if (nmods == 3) return 0;
+    module *m = &mods[nmods++];
+    memset(m, 0, sizeof *m);
+    if (main_prog) {
+        if (!realpath("/proc/self/exe", m->path)) die("realpath");
+    } else if (!realpath(name, m->path)) {
+        snprintf(m->path, sizeof m->path, "%s", name);
+    }
+    m->bias = info->dlpi_addr;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type == PT_LOAD && p->p_vaddr + p->p_memsz > m->size) m->size = p->p_vaddr + p->p_memsz;
+        if (p->p_type == PT_NOTE) {
+            const uint8_t *n = (const uint8_t *)(info->dlpi_addr + p->p_vaddr), *e = n + p->p_memsz;
+            while (n + sizeof(ElfW(Nhdr)) <= e) {
+                const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)n;
+                const uint8_t *nm = n + sizeof *nh, *desc = nm + ((nh->n_namesz + 3) & ~3u);
+                if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(nm, "GNU", 4) &&
+                    nh->n_descsz <= sizeof m->id) {
+                    memcpy(m->id, desc, nh->n_descsz);
+                    m->id_len = nh->n_descsz;
+                }
+                n = desc + ((nh->n_descsz + 3) & ~3u);
+            }
+        }
+    }
+    return 0;
+}
+
+static void modules_emit(void)
+{
+    if (!nmods) dl_iterate_phdr(phdr_cb, NULL);
+    for (int i = 0; i < nmods; i++) {
+        vt_rec r = { .type = VT_REC_MODULE, .addr = mods[i].bias, .size = mods[i].size,
+                     .bytes = mods[i].id, .bytes_len = mods[i].id_len, .str = mods[i].path,
+                     .str_len = (uint32_t)strlen(mods[i].path) };
+        emit(&r);
+    }
+}
+
+static int in_modules(uint64_t ip)
+{
+    for (int i = 0; i < nmods; i++)
+        if (ip - 1 >= mods[i].bias && ip - 1 < mods[i].bias + mods[i].size) return 1;
+    return 0;
+}
+
+typedef struct { uint8_t kind; uint64_t value; } frame;
+
+/* Stack tree nodes of the current trace: (parent, kind, value) -> id. */
+static struct { uint32_t parent; uint8_t kind; uint64_t value; } nodes[4096];
+static uint32_t nnodes;
+
+/* Interns the stack f[0..n) (innermost first); returns the id of its innermost node. */
+static uint32_t make_stack(const frame *f, int n)
+{
+    uint32_t parent = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        uint32_t id = 0;
+        for (uint32_t k = 0; k < nnodes; k++)
+            if (nodes[k].parent == parent && nodes[k].kind == f[i].kind && nodes[k].value == f[i].value) {
+                id = k + 1;
+                break;
+            }
+        if (!id) {
+            if (nnodes == 4096) die("too many stack nodes");
+            nodes[nnodes].parent = parent;
+            nodes[nnodes].kind = f[i].kind;
+            nodes[nnodes].value = f[i].value;
+            id = ++nnodes;
+            vt_rec r = { .type = VT_REC_STACK, .id = id, .parent = parent, .kind = f[i].kind, .addr = f[i].value };
+            emit(&r);
+        }
+        parent = id;
+    }
+    return parent;
+}
+
+/* The native frames of the current call, from the "recorder" frame out to main. */
+static frame captured[64];
+static int ncaptured;
+uint32_t vt_gen_stack;
+static int python_mode;         /* keep only the plumbing frames; Python frames follow */
+
+void vt_gen_capture(void *ctx)
+{
+    (void)ctx;
+    void *ips[64];
+    int n = backtrace(ips, 64);
+    ncaptured = 0;
+    /* ips[0] is in this function (the real recorder's own frames are in libvramtrace);
+     * past main come libc and _start, which vary by machine. */
+    for (int i = 1; i < n; i++) {
+        uint64_t ip = (uint64_t)(uintptr_t)ips[i];
+        if (!in_modules(ip)) break;
+        if (python_mode && i > 2) break;
+        captured[ncaptured].kind = VT_FRAME_NATIVE;
+        captured[ncaptured++].value = ip;
+    }
+    vt_gen_stack = 0;
+}
+
+/* Turns the last capture into a stack id (plus extra outer frames). */
+static uint32_t stack_of_capture(const frame *outer, int nouter)
+{
+    frame f[96];
+    int n = 0;
+    for (int i = 0; i < ncaptured; i++) f[n++] = captured[i];
+    for (int i = 0; i < nouter; i++) f[n++] = outer[i];
+    return make_stack(f, n);
+}
+
+#define CAPTURE() (cudart_vtgen_malloc(vt_gen_capture, NULL), stack_of_capture(NULL, 0))
+
+/* ------------------------------------------------------------------------ *
+ *  Allocation sites (their names and lines are in the golden files)
+ * ------------------------------------------------------------------------ */
+static __attribute__((noinline)) uint32_t alloc_weights(void)
+{
+    return CAPTURE();
+}
+
+static __attribute__((noinline)) uint32_t alloc_activations(void)
+{
+    return CAPTURE();
+}
+
+static __attribute__((noinline)) uint32_t alloc_workspace(void)
+{
+    return CAPTURE();
+}
+
+static __attribute__((noinline)) uint32_t kv_cache(void)
+{
+    vt_gen_cxx_site(1);
+    return stack_of_capture(NULL, 0);
+}
+
+static __attribute__((noinline)) uint32_t build_model(int which)
+{
+    uint32_t s = which == 0 ? alloc_weights() : which == 1 ? alloc_activations()
+               : which == 2 ? alloc_workspace() : kv_cache();
+    return s;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Records
+ * ------------------------------------------------------------------------ */
+static uint32_t tid = 1000;
+
+static void at(uint64_t t) { now = t; }
+
+static void alloc_(unsigned kind, int dev, uint64_t addr, uint64_t size, uint32_t stack)
+{
+    vt_rec r = { .type = VT_REC_ALLOC, .kind = (uint8_t)kind, .device = (int8_t)dev, .tid = tid,
+                 .stack_id = stack, .time_ns = now, .addr = addr, .size = size };
+    emit(&r);
+}
+
+static void free_(unsigned kind, int dev, uint64_t addr)
+{
+    vt_rec r = { .type = VT_REC_FREE, .kind = (uint8_t)kind, .device = (int8_t)dev, .tid = tid,
+                 .time_ns = now, .addr = addr };
+    emit(&r);
+}
+
+static void vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64_t aux1)
+{
+    vt_rec r = { .type = VT_REC_VMM, .kind = (uint8_t)op, .device = 0, .tid = tid, .time_ns = now,
+                 .addr = addr, .size = size, .aux0 = aux0, .aux1 = aux1 };
+    emit(&r);
+}
+
+static void oom(unsigned kind, uint64_t size, uint32_t stack, uint64_t free_b, uint64_t total)
+{
+    vt_rec r = { .type = VT_REC_OOM, .kind = (uint8_t)kind, .device = 0, .tid = tid, .time_ns = now,
+                 .size = size, .stack_id = stack, .aux0 = free_b, .aux1 = total };
+    emit(&r);
+}
+
+static void device(int dev, const char *name, uint64_t total, int with_uuid)
+{
+    uint8_t uuid[16];
+    for (int i = 0; i < 16; i++) uuid[i] = (uint8_t)(0x10 * (dev + 1) + i);
+    vt_rec r = { .type = VT_REC_DEVICE, .device = (int8_t)dev, .size = total, .aux0 = 9, .aux1 = 0,
+                 .bytes = with_uuid ? uuid : NULL, .bytes_len = with_uuid ? 16 : 0, .str = name,
+                 .str_len = (uint32_t)strlen(name) };
+    emit(&r);
+}
+
+static void preamble(void)
+{
+    nnodes = 0;
+    device(0, "Test GPU 80GB", 80 * GiB, 1);
+    vt_rec d = { .type = VT_REC_DRIVER, .time_ns = 0, .aux0 = 13000 };
+    emit(&d);
+    vt_rec t = { .type = VT_REC_THREAD, .tid = tid, .str = "main", .str_len = 4 };
+    emit(&t);
+}
+
+static void string_(uint32_t id, const char *s)
+{
+    vt_rec r = { .type = VT_REC_STRING, .id = id, .str = s, .str_len = (uint32_t)strlen(s) };
+    emit(&r);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Scenarios
+ * ------------------------------------------------------------------------ */
+#define A0 0x7f0000000000ull
+static const char argv_train[] = "train\0--steps\0" "10";
+
+/* Peak 4.5 MiB at 4 ms: weights 2 MiB (2 live), activations 2 MiB, kv cache 512 KiB. */
+static void body_simple(void)
+{
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), k = build_model(3);
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 1 * MiB, w);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 1 * MiB, 1 * MiB, w);
+    at(3 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 2 * MiB, 2 * MiB, a);
+    at(4 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 4 * MiB, 512 * 1024, k);
+    at(5 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 2 * MiB);
+    at(6 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 2 * MiB, 1 * MiB, a);
+    at(7 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 2 * MiB);
+    at(8 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 4 * MiB);
+    at(9 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+    at(10 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 1 * MiB);
+}
+
+static void gen_simple(const char *path)
+{
+    begin_simple(path, 1000, argv_train, sizeof argv_train);
+    body_simple();
+    at(11 * MS);
+    trailer(1);
+    end();
+}
+
+/* VMM: physical memory lives from cuMemCreate until its references and mappings are
+ * gone. Peak 6 MiB at 5 ms (H1 2 MiB + H2 4 MiB); 1 MiB (H3, released but still mapped)
+ * live at the end. */
+static void gen_vmm(const char *path)
+{
+    begin_simple(path, 1001, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), ws = build_model(2);
+    const uint64_t VA = 0x200000000ull;
+    at(1 * MS); alloc_(VT_KIND_VMM_CREATE, 0, 0x100, 2 * MiB, w);
+    at(2 * MS); vmm(VT_VMM_RESERVE, VA, 16 * MiB, 2 * MiB, 0);
+    at(3 * MS); vmm(VT_VMM_MAP, VA, 2 * MiB, 0, 0x100);
+    at(4 * MS); free_(VT_KIND_VMM_RELEASE, 0, 0x100);         /* release before unmap: still live */
+    at(5 * MS); alloc_(VT_KIND_VMM_CREATE, 0, 0x200, 4 * MiB, a);
+    at(6 * MS); vmm(VT_VMM_MAP, VA + 2 * MiB, 4 * MiB, 0, 0x200);
+    at(7 * MS); vmm(VT_VMM_RETAIN, VA + 2 * MiB, 0, 0, 0x200);  /* a second reference */
+    at(8 * MS); vmm(VT_VMM_UNMAP, VA, 6 * MiB, 0, 0);          /* both mappings: H1 goes */
+    at(9 * MS); free_(VT_KIND_VMM_RELEASE, 0, 0x200);          /* one reference left */
+    at(10 * MS); free_(VT_KIND_VMM_RELEASE, 0, 0x200);         /* H2 goes */
+    at(11 * MS); alloc_(VT_KIND_VMM_CREATE, 0, 0x300, 1 * MiB, ws);
+    at(12 * MS); vmm(VT_VMM_MAP, VA + 8 * MiB, 1 * MiB, 0, 0x300);
+    at(13 * MS); free_(VT_KIND_VMM_RELEASE, 0, 0x300);         /* mapped: stays live */
+    at(14 * MS);
+    trailer(1);
+    end();
+}
+
+/* Peak 4 MiB; an 8 GiB request fails with 512 MiB free of 80 GiB. */
+static void gen_oom(const char *path)
+{
+    begin_simple(path, 1002, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), k = build_model(3);
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 3 * MiB, w);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 3 * MiB, 1 * MiB, a);
+    at(3 * MS); oom(VT_KIND_MEM_ALLOC, 8 * GiB, k, 512 * MiB, 80 * GiB);
+    at(4 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 3 * MiB);
+    at(5 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+    at(6 * MS);
+    trailer(1);
+    end();
+}
+
+/* 2.75 MiB in 4 allocations live at the end; one free of an address never allocated. */
+static void gen_leak(const char *path)
+{
+    begin_simple(path, 1003, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), k = build_model(3);
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 2 * MiB, w);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 2 * MiB, 1 * MiB, a);
+    for (int i = 0; i < 3; i++) {
+        at((3 + (uint64_t)i) * MS);
+        alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 4 * MiB + (uint64_t)i * 256 * 1024, 256 * 1024, k);
+    }
+    at(7 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 2 * MiB);
+    at(8 * MS); free_(VT_KIND_MEM_FREE, 0, 0xdead0000);
+    at(9 * MS);
+    trailer(1);
+    end();
+}
+
+/* One program at two batch sizes: weights 4 MiB both; activations 2 MiB -> 6 MiB;
+ * kv cache 1 MiB -> 512 KiB. Peaks 7 MiB and 10.5 MiB: +3.5 MiB, of which the
+ * activations site grew +4 MiB and the kv cache shrank 512 KiB. */
+static void gen_batch(const char *path, int big)
+{
+    begin_simple(path, big ? 1005 : 1004, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), k = build_model(3);
+    uint64_t act = big ? 3 * MiB : 1 * MiB, kv = big ? 512 * 1024 : 1 * MiB;
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 4 * MiB, w);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 4 * MiB, kv, k);
+    at(3 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 8 * MiB, act, a);
+    at(4 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 16 * MiB, act, a);
+    at(5 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 16 * MiB);
+    at(6 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 8 * MiB);
+    at(7 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 4 * MiB);
+    at(8 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+    at(9 * MS);
+    trailer(1);
+    end();
+}
+
+/* Pinned host memory (64 MiB) and managed memory (8 MiB) are reported apart from the
+ * device peak (1 MiB). */
+static void gen_pinned(const char *path)
+{
+    begin_simple(path, 1006, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), ws = build_model(2);
+    at(1 * MS); alloc_(VT_KIND_HOST_ALLOC_HOST, 0, 0x7e0000000000ull, 64 * MiB, ws);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 1 * MiB, w);
+    at(3 * MS); alloc_(VT_KIND_MEM_ALLOC_MANAGED, 0, A0 + 16 * MiB, 8 * MiB, w);
+    at(4 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+    at(5 * MS); free_(VT_KIND_HOST_FREE, 0, 0x7e0000000000ull);
+    at(6 * MS);
+    trailer(1);
+    end();
+}
+
+static void nvml(int index, uint64_t proc_plus1, uint64_t used, uint64_t total)
+{
+    vt_rec r = { .type = VT_REC_NVML, .device = (int8_t)index, .time_ns = now, .aux0 = proc_plus1,
+                 .size = used, .aux1 = total };
+    emit(&r);
+}
+
+/* NVML: on device 0 the process used at most 900 MiB while 300 MiB were traced live
+ * (600 MiB unexplained). Device 1 has no UUIDs and no process figure. */
+static void gen_nvml(const char *path)
+{
+    begin_simple(path, 1007, argv_train, sizeof argv_train);
+    preamble();
+    device(1, "Test GPU B", 16 * GiB, 0);
+    char u[64];
+    snprintf(u, sizeof u, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
+    vt_rec nd = { .type = VT_REC_NVML_DEVICE, .device = 0, .str = u, .str_len = (uint32_t)strlen(u) };
+    emit(&nd);
+    uint32_t w = build_model(0), a = build_model(1);
+    at(1 * MS); nvml(0, 300 * MiB + 1, 1 * GiB, 80 * GiB); nvml(1, 0, 2 * GiB, 16 * GiB);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 100 * MiB, w);
+    at(3 * MS); nvml(0, 612 * MiB + 1, 1 * GiB + 300 * MiB, 80 * GiB);
+    at(4 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 128 * MiB, 200 * MiB, a);
+    at(5 * MS); nvml(0, 900 * MiB + 1, 1 * GiB + 600 * MiB, 80 * GiB);
+    at(6 * MS); alloc_(VT_KIND_MEM_ALLOC, 1, A0 + 1 * GiB, 10 * MiB, w);
+    at(7 * MS); nvml(1, 0, 3 * GiB, 16 * GiB);
+    at(8 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 128 * MiB);
+    at(9 * MS); nvml(0, 700 * MiB + 1, 1 * GiB + 400 * MiB, 80 * GiB);
+    at(10 * MS); free_(VT_KIND_MEM_FREE, 0, A0); free_(VT_KIND_MEM_FREE, 1, A0 + 1 * GiB);
+    at(11 * MS);
+    trailer(1);
+    end();
+}
+
+/* Two processes on one GPU, the second started 1 ms after the first. On the common
+ * clock: A holds 4 MiB over 1..3 ms; B 2 MiB over 2..5 ms and 4 MiB over 4..6 ms. The
+ * peaks are 4 and 6 MiB, but the peak of the sum is 6 MiB (at 2 ms), not 10. */
+static void gen_multi(const char *path, int second)
+{
+    hdr_opts o = { second ? 1011 : 1010, T0_REALTIME + (second ? 1 * MS : 0), "testhost", "/opt/test/train",
+                   argv_train, sizeof argv_train, 0, 0, 64 };
+    begin(path, &o);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1);
+    if (!second) {
+        at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 4 * MiB, w);
+        at(3 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+        at(7 * MS);
+    } else { /* times on its own clock: 1 ms less */
+        at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 2 * MiB, a);
+        at(3 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 4 * MiB, 4 * MiB, w);
+        at(4 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+        at(5 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 4 * MiB);
+        at(6 * MS);
+    }
+    trailer(1);
+    end();
+}
+
+/* Python frames (PYFRAME/STRING records) outside the native ones, and an NVTX scope. */
+static void gen_python(const char *path)
+{
+    static const char argv_py[] = "python\0train.py";
+    begin_simple(path, 1012, argv_py, sizeof argv_py);
+    preamble();
+    string_(1, "model.py");
+    string_(2, "forward");
+    string_(3, "train.py");
+    string_(4, "train_step");
+    string_(5, "<module>");
+    string_(6, "step 3");
+    vt_rec pf[3] = {
+        { .type = VT_REC_PYFRAME, .id = 1, .aux0 = 1, .aux1 = 2, .line = 42 },
+        { .type = VT_REC_PYFRAME, .id = 2, .aux0 = 3, .aux1 = 4, .line = 17 },
+        { .type = VT_REC_PYFRAME, .id = 3, .aux0 = 3, .aux1 = 5, .line = 88 },
+    };
+    for (int i = 0; i < 3; i++) emit(&pf[i]);
+    python_mode = 1;
+    cudart_vtgen_malloc(vt_gen_capture, NULL);
+    python_mode = 0;
+    frame outer[4] = { { VT_FRAME_PYTHON, 1 }, { VT_FRAME_SCOPE, 6 }, { VT_FRAME_PYTHON, 2 }, { VT_FRAME_PYTHON, 3 } };
+    uint32_t s = stack_of_capture(outer, 4);
+    frame outer2[2] = { { VT_FRAME_PYTHON, 2 }, { VT_FRAME_PYTHON, 3 } };
+    python_mode = 1;
+    cudart_vtgen_malloc(vt_gen_capture, NULL);
+    python_mode = 0;
+    uint32_t s2 = stack_of_capture(outer2, 2);
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0, 3 * MiB, s);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 4 * MiB, 1 * MiB, s2);
+    at(3 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0);
+    at(4 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 4 * MiB);
+    at(5 * MS);
+    trailer(1);
+    end();
+}
+
+/* Compatibility: minor version 9 with extra header bytes, a record type this reader
+ * does not know, a known record with extra trailing fields, a LOST record and a lookup
+ * the recorder could not wrap. Peak 3 MiB. */
+static void gen_compat(const char *path)
+{
+    hdr_opts o = { 1013, T0_REALTIME, "testhost", "/opt/test/train", argv_train, sizeof argv_train, 9, 16, 64 };
+    begin(path, &o);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1);
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 1 * MiB, w);
+    const uint8_t unknown[] = { 30, 3, 0x01, 0x02, 0x03 };
+    put_raw(unknown, sizeof unknown, 30);
+    /* an ALLOC with two more varints after its known fields */
+    at(2 * MS);
+    vt_rec r = { .type = VT_REC_ALLOC, .kind = VT_KIND_MEM_ALLOC, .device = 0, .tid = tid, .stack_id = a,
+                 .time_ns = now, .addr = A0 + 1 * MiB, .size = 2 * MiB };
+    uint8_t buf[256], ext[260];
+    if (chunk_open && chunk_len + 300 > chunk_limit) flush_chunk();
+    if (!chunk_open) start_chunk();
+    size_t n = vt_codec_encode(&codec, &r, buf);
+    size_t plen = buf[1]; /* one length byte: payloads here are < 128 bytes */
+    ext[0] = buf[0];
+    ext[1] = (uint8_t)(plen + 2);
+    memcpy(ext + 2, buf + 2, plen);
+    ext[2 + plen] = 0x05;
+    ext[3 + plen] = 0x07;
+    (void)n;
+    put_raw(ext, plen + 4, VT_REC_ALLOC);
+    at(3 * MS);
+    vt_rec lost = { .type = VT_REC_LOST, .time_ns = now, .size = 5 };
+    emit(&lost);
+    vt_rec lk = { .type = VT_REC_LOOKUP, .time_ns = now, .tid = tid, .aux0 = VT_LOOKUP_GETPROC_V2,
+                  .flags = VT_RF_UNWRAPPED, .addr = 0x1234, .str = "cuMemAlloc_v9", .str_len = 13 };
+    emit(&lk);
+    at(4 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 1 * MiB);
+    at(5 * MS); free_(VT_KIND_MEM_FREE, 0, A0);
+    at(6 * MS);
+    trailer(1);
+    end();
+}
+
+/* VRAMTRACE_DEPTH=0: no stacks at all. */
+static void gen_nostack(const char *path)
+{
+    hdr_opts o = { 1014, T0_REALTIME, "testhost", "/opt/test/train", argv_train, sizeof argv_train, 0, 0, 0 };
+    begin(path, &o);
+    preamble();
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 1 * MiB, 0);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC_PITCH, 0, A0 + 1 * MiB, 1 * MiB, 0);
+    at(3 * MS); alloc_(VT_KIND_ARRAY, 0, 0x42, 256 * 1024, 0);
+    at(4 * MS); free_(VT_KIND_ARRAY_DESTROY, 0, 0x42);
+    at(5 * MS);
+    trailer(1);
+    end();
+}
+
+/* Damaged copies of `simple`. */
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) die(path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void patch(const char *path, long off, uint8_t x)
+{
+    FILE *f = fopen(path, "r+b");
+    if (!f) die(path);
+    fseek(f, off, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, off, SEEK_SET);
+    fputc((uint8_t)c ^ x, f);
+    fclose(f);
+}
+
+static void gen_damaged(const char *path, const char *how)
+{
+    gen_simple(path);
+    if (nchunks < 4) { fprintf(stderr, "vt_gen: too few chunks\n"); exit(1); }
+    if (!strcmp(how, "truncated")) {
+        /* cut in the middle of the chunk that holds the frees after the peak */
+        long cut = (long)(chunk_offsets[nchunks - 3] + (chunk_offsets[nchunks - 2] - chunk_offsets[nchunks - 3]) / 2);
+        if (truncate(path, cut)) die("truncate");
+    } else if (!strcmp(how, "corrupt-magic")) {
+        patch(path, (long)chunk_offsets[nchunks - 3], 0x20);
+    } else if (!strcmp(how, "corrupt-zstd")) {
+        /* a byte in the middle of the compressed data: the checksum catches it */
+        patch(path, (long)(chunk_offsets[nchunks - 3] + (chunk_offsets[nchunks - 2] - chunk_offsets[nchunks - 3]) / 2), 0x5a);
+    } else if (!strcmp(how, "notrailer")) {
+        if (truncate(path, (long)chunk_offsets[nchunks - 1])) die("truncate");
+    } else if (!strcmp(how, "header-cut")) {
+        if (truncate(path, 30)) die("truncate");
+    } else if (!strcmp(how, "version2")) {
+        patch(path, 8, 0x03); /* version_major 1 -> 2 */
+    }
+    (void)file_size;
+}
+
+/* Many events over a few sites, for benchmarks: a sliding window of live blocks,
+ * about half allocations and half frees. */
+static void gen_big(const char *path, uint64_t n)
+{
+    hdr_opts o = { 1020, T0_REALTIME, "benchhost", "/opt/test/bench", argv_train, sizeof argv_train, 0, 0, 64 };
+    chunk_limit = 512 * 1024;
+    begin(path, &o);
+    preamble();
+    uint32_t s[4] = { build_model(0), build_model(1), build_model(2), build_model(3) };
+    enum { WINDOW = 4096 };
+    static uint64_t ring_addr[WINDOW];
+    static unsigned ring_kind[WINDOW];
+    size_t head = 0, count = 0;
+    uint64_t seed = 12345, next = A0;
+    for (uint64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        now += 100 + (seed >> 58);
+        if (count == WINDOW || (count > WINDOW / 2 && ((seed >> 50) & 1))) {
+            unsigned k = ring_kind[head];
+            free_(k == VT_KIND_MEM_ALLOC_ASYNC ? VT_KIND_MEM_FREE_ASYNC : VT_KIND_MEM_FREE, 0, ring_addr[head]);
+            head = (head + 1) % WINDOW;
+            count--;
+        } else {
+            unsigned kind = ((seed >> 40) & 1) ? VT_KIND_MEM_ALLOC_ASYNC : VT_KIND_MEM_ALLOC;
+            size_t slot = (head + count) % WINDOW;
+            ring_addr[slot] = next;
+            ring_kind[slot] = kind;
+            alloc_(kind, 0, next, 4096 + ((seed >> 20) & 0xffff), s[(seed >> 33) & 3]);
+            next += 1 << 17;
+            count++;
+        }
+    }
+    trailer(1);
+    end();
+}
+
+/* ------------------------------------------------------------------------ *
+ *  As a traced program, for `vramtrace run` tests
+ * ------------------------------------------------------------------------ */
+static int as_recorder(int argc, char **argv, const char *self)
+{
+    int spawn = 0, code = 0, killme = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--spawn")) spawn = 1;
+        else if (!strcmp(argv[i], "--exit") && i + 1 < argc) code = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--kill")) killme = 1;
+    }
+    const char *pat = getenv("VRAMTRACE_OUTPUT");
+    const char *pre = getenv("LD_PRELOAD");
+    printf("LD_PRELOAD has the recorder: %s\n", pre && strstr(pre, "vtgen") ? "yes" : "no");
+    fflush(stdout);
+    if (!pat) pat = "vramtrace-%p.vtrace";
+    char owner[32];
+    const char *o = getenv("VRAMTRACE_OWNER_PID");
+    int descendant = o && atoi(o) != (int)getpid();
+    if (!o) {
+        snprintf(owner, sizeof owner, "%d", (int)getpid());
+        setenv("VRAMTRACE_OWNER_PID", owner, 1);
+    }
+    if (spawn) {
+        pid_t c = fork();
+        if (c == 0) {
+            execl(self, self, "as-recorder", (char *)NULL);
+            _exit(127);
+        }
+        waitpid(c, NULL, 0);
+    }
+    char path[PATH_MAX];
+    size_t k = 0;
+    int has_p = 0;
+    for (const char *p = pat; *p && k + 16 < sizeof path; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            k += (size_t)snprintf(path + k, sizeof path - k, "%d", (int)getpid());
+            p++;
+            has_p = 1;
+        } else if (p[0] == '%' && p[1] == '%') {
+            path[k++] = '%';
+            p++;
+        } else {
+            path[k++] = *p;
+        }
+    }
+    path[k] = 0;
+    if (descendant && !has_p) {
+        size_t l = strlen(path);
+        snprintf(path + l, sizeof path - l, ".%d", (int)getpid());
+    }
+    real_clock = 1;
+    gen_simple(path);
+    if (killme) raise(SIGTERM);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "as-recorder")) return as_recorder(argc - 2, argv + 2, argv[0]);
+    if (argc == 4 && !strcmp(argv[1], "big")) {
+        gen_big(argv[3], strtoull(argv[2], NULL, 10));
+        return 0;
+    }
+    if (argc != 3) {
+        fprintf(stderr, "usage: vt_gen SCENARIO OUT | vt_gen big N OUT | vt_gen as-recorder [...]\n");
+        return 2;
+    }
+    const char *s = argv[1], *p = argv[2];
+    if (!strcmp(s, "simple")) gen_simple(p);
+    else if (!strcmp(s, "vmm")) gen_vmm(p);
+    else if (!strcmp(s, "oom")) gen_oom(p);
+    else if (!strcmp(s, "leak")) gen_leak(p);
+    else if (!strcmp(s, "batch-small") || !strcmp(s, "batch-big"))
+        gen_batch(p, !strcmp(s, "batch-big")); /* one call line: the two runs' stacks match */
+    else if (!strcmp(s, "pinned")) gen_pinned(p);
+    else if (!strcmp(s, "nvml")) gen_nvml(p);
+    else if (!strcmp(s, "multi-a") || !strcmp(s, "multi-b"))
+        gen_multi(p, !strcmp(s, "multi-b"));
+    else if (!strcmp(s, "python")) gen_python(p);
+    else if (!strcmp(s, "compat")) gen_compat(p);
+    else if (!strcmp(s, "nostack")) gen_nostack(p);
+    else if (!strcmp(s, "truncated") || !strcmp(s, "corrupt-magic") || !strcmp(s, "corrupt-zstd") ||
+             !strcmp(s, "notrailer") || !strcmp(s, "header-cut") || !strcmp(s, "version2"))
+        gen_damaged(p, s);
+    else {
+        fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
+        return 2;
+    }
+    return 0;
+}
