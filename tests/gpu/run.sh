@@ -97,14 +97,39 @@ workloads() {
   if [ -f "$root/workloads/gpu_checks.sh" ]; then bash "$root/workloads/gpu_checks.sh" "$B" "$VT" "$W" "$RES"; fi
 }
 
+findings() {
+  echo "== findings: vt-bert matrix, traced, next to --plan"
+  [ -x "$B/bin/vt-bert" ] && bash "$root/tests/gpu/findings.sh" "$B/bin" "$VT" "$W"
+}
+
+edge() {
+  echo "== edge: the small workloads traced, next to their own figures"
+  for w in vt-leak vt-frag vt-oom vt-threads vt-vmm "vt-vmm --via entry-point" vt-async vt-pinned; do
+    local tag=${w// /_}
+    traced "$W/edge-$tag.vtrace" $B/bin/$w > "$W/edge-$tag.json" 2> "$W/edge-$tag.err"
+    local rc=$?
+    local ref; ref=$(tail -1 "$W/edge-$tag.json" | $PY -c 'import json,sys; print(json.load(sys.stdin).get("peak_bytes",-1))' 2>/dev/null || echo -1)
+    row edge "$w (rc $rc)" "$(mib "$(vt_peak "$W/edge-$tag.vtrace")")" "$(mib "$ref")" "workload's own peak"
+  done
+  "$VT" report "$W/edge-vt-oom.vtrace" 2>&1 | grep -iA4 "out of memory" | head -12
+  "$VT" report "$W/edge-vt-pinned.vtrace" 2>&1 | grep -i "pinned\|host" | head -5
+}
+
+pack() {
+  # Small real traces come back for tests/data and the README picture.
+  (cd "$W" && ls -S *.vtrace 2>/dev/null | tac | head -60 | tar -cf "$OUT/traces.tar" -T - 2>/dev/null)
+  (cd "$W" && tar -czf "$OUT/logs.tgz" *.err *.json *.out 2>/dev/null)
+}
+
 sections=("$@"); [ ${#sections[@]} -eq 0 ] && sections=(all)
 for s in "${sections[@]}"; do
   case $s in
-    all) probe; frameworks; steps; workloads ;;
-    probe|frameworks|steps|workloads) $s ;;
+    all) frameworks; findings; steps; workloads; probe ;;
+    probe|frameworks|steps|workloads|findings|edge|pack) $s ;;
     *) echo "run.sh: unknown section $s" >&2; exit 2 ;;
   esac
 done
+pack
 echo
 echo "== summary (what, case, traced, reference, reference is)"
 column -t -s $'\t' "$RES" 2>/dev/null || cat "$RES"
