@@ -1,5 +1,7 @@
 /* vt_analyze.c - one analysis: read, replay, symbolize, fold, sum. */
 #include "vt_analyze.h"
+#include "vt_cat.h"
+#include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_progress.h"
 
@@ -51,10 +53,7 @@ static vt_tracker *merged_tracker(void *ctx, vt_replay *rp, int device)
  * ------------------------------------------------------------------------ */
 static void replay_one(vt_trace *t)
 {
-    vt_rec rec;
-    vt_reader *rd = &t->rd;
-    vt_replay *rp = t->rp;
-    while (vt_reader_next(rd, &rec)) vt_replay_rec(rp, &rec);
+    vt_replay_read(t->rp, &t->rd);
 }
 
 /* Several traces: always apply the earliest pending timed record, on the realtime
@@ -154,6 +153,7 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         }
         if (o) t->rp->stop_time = o->stop_time;
         t->rp->global = &a->global;
+        if (vt_cat_wanted(o ? o->cat : NULL)) t->rp->catlog = calloc(1, sizeof *t->rp->catlog);
         total += t->rd.file_size;
     }
     a->merged = n > 1 && !(o && o->no_merge);
@@ -178,7 +178,7 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         for (int i = 0; i < n; i++) {
             vt_trace *t = &a->t[i];
             t->rd.progress = &prog;
-            vt_reader_start_async(&t->rd);
+            vt_reader_start_events(&t->rd);
             replay_one(t);
             vt_progress_next_input(&prog, t->rd.file_size);
         }
@@ -197,15 +197,17 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
                                   mod->build_id_len);
             }
         }
-        if (vt_sites_assign(&a->sites, t->rp, t->sym))
+        if (vt_sites_assign(&a->sites, t->rp, t->sym) || vt_layers_intern(t->rp, &a->sites.names))
             fprintf(stderr, "vramtrace: out of memory while folding stacks\n");
         warn_trace(t);
     }
+    if (vt_cat_assign(a, o ? o->cat : NULL)) return 2;
     return 0;
 }
 
 void vt_analysis_free(vt_analysis *a)
 {
+    vt_cat_free(a);
     for (int i = 0; i < a->n; i++) {
         vt_trace *t = &a->t[i];
         if (t->rp && t->rp->global != &a->global) free(t->rp->global);
@@ -234,6 +236,12 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
         const char *s = vt_strtab_get(&a->sites.names, key);
         return s ? s : "?";
     }
+    case VT_BY_CATEGORY:
+        return vt_cat_name((vt_cat)key);
+    case VT_BY_LAYER: {
+        const char *s = key == UINT32_MAX ? VT_LAYER_NONE : vt_strtab_get(&a->sites.names, key);
+        return s ? s : "?";
+    }
     case VT_BY_KIND:
     default:
         return vt_kind_name(key);
@@ -247,6 +255,8 @@ static uint32_t row_key(const vt_analysis *a, vt_by by, const vt_group *g)
     case VT_BY_SITE: return g->site;
     case VT_BY_FUNCTION: return s ? s->function_id : UINT32_MAX;
     case VT_BY_MODULE: return s ? s->module_id : UINT32_MAX;
+    case VT_BY_CATEGORY: return g->cat;
+    case VT_BY_LAYER: return g->layer ? g->layer->name_id : UINT32_MAX;
     case VT_BY_KIND: default: return g->kind;
     }
 }
@@ -339,6 +349,10 @@ size_t vt_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_by by, v
             r->count += at == VT_AT_PEAK ? g->at_peak_count[k] : g->live_count;
             r->nallocs += g->nallocs;
             r->total_bytes += g->total_bytes;
+            if (by == VT_BY_LAYER && g->layer && g->layer->max > r->max_bytes) {
+                r->max_bytes = g->layer->max;
+                r->max_time = g->layer->max_time;
+            }
         }
     }
     return rows_done(a, by, &rs, failed, out);

@@ -11,9 +11,14 @@
 #include "vt_sites.h"
 #include "vt_sym.h"
 
+struct vt_cat_opts;
+struct vt_cat_trace;
+struct vt_rules;
+
 typedef struct {
     uint64_t stop_time;   /* replay records up to this time only; UINT64_MAX: all */
     int      no_merge;    /* several traces, analysed each on its own (diff) */
+    struct vt_cat_opts *cat; /* category rules (vt_cat.h); NULL: the built-in ones */
 } vt_analyze_opts;
 
 /* One device as seen by all traces together (a GPU shared by several processes). */
@@ -29,6 +34,7 @@ typedef struct {
     vt_reader rd;
     vt_replay *rp;
     vt_sym *sym;
+    struct vt_cat_trace *cat; /* iterations found, lifetimes' verdicts (vt_cat.h) */
 } vt_trace;
 
 typedef struct {
@@ -39,6 +45,7 @@ typedef struct {
     vt_mdev **mdev;       /* merged devices, when n > 1 and merging */
     size_t nmdev;
     int merged;
+    struct vt_rules *rules;  /* the category rules used (vt_cat.h), or NULL */
 } vt_analysis;
 
 /* Reads and analyses the traces. On a file that cannot be analysed at all (missing,
@@ -50,15 +57,17 @@ void vt_analysis_free(vt_analysis *a);
 /* ------------------------------------------------------------------------ *
  *  Rows: groups summed by a key
  * ------------------------------------------------------------------------ */
-typedef enum { VT_BY_SITE, VT_BY_FUNCTION, VT_BY_MODULE, VT_BY_KIND } vt_by;
+typedef enum { VT_BY_SITE, VT_BY_FUNCTION, VT_BY_MODULE, VT_BY_KIND, VT_BY_CATEGORY, VT_BY_LAYER } vt_by;
 typedef enum { VT_AT_PEAK, VT_AT_END } vt_at;
 
 typedef struct {
-    uint32_t key;         /* site index, vt_sites.names id, or kind */
+    uint32_t key;         /* site index, vt_sites.names id (UINT32_MAX: no layer), kind, or vt_cat */
     uint64_t bytes;       /* at the peak or at the end */
     uint64_t count;       /* allocations those bytes are made of */
     uint64_t nallocs;     /* allocations made, over the whole trace */
     uint64_t total_bytes; /* bytes allocated, over the whole trace */
+    uint64_t max_bytes;   /* VT_BY_LAYER: the most the layer held on one device at any time */
+    uint64_t max_time;    /* VT_BY_LAYER: when (ns since its trace's start) */
 } vt_row;
 
 /* Sums the groups of all traces that feed tracker tk, keyed by `by`, with their value

@@ -4,7 +4,9 @@
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_cat.h"
 #include "vt_json.h"
+#include "vt_layer_show.h"
 #include "vt_names.h"
 #include "vt_show.h"
 #include "vt_units.h"
@@ -90,18 +92,22 @@ static void ratio_text(char *buf, size_t n, const drow *r)
 }
 
 static const char usage[] =
-    "usage: vramtrace diff BASE NEW [--top N] [--frames N] [--device N] [--json]\n"
+    "usage: vramtrace diff BASE NEW [--top N] [--frames N] [--device N] [--rules FILE]...\n"
+    "                      [--no-default-rules] [--json]\n"
     "  Compares what each site held at the peak of two runs (sites are matched by their\n"
-    "  symbolized stacks, so runs on other hosts or pids match), sorted by growth.\n"
+    "  symbolized stacks, so runs on other hosts or pids match), sorted by growth, and\n"
+    "  the peak of each by kind and by category (docs/categories.md).\n"
     "  Without --device the peak is that of all devices of a run together.\n";
 
 int vt_cmd_diff(int argc, char **argv)
 {
-    enum { O_TOP = 1, O_JSON, O_FRAMES, O_DEVICE, O_HELP };
+    enum { O_TOP = 1, O_JSON, O_FRAMES, O_DEVICE, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
     static const vt_opt opts[] = {
         { "top", 0, 1, O_TOP }, { "json", 0, 0, O_JSON }, { "frames", 0, 1, O_FRAMES },
-        { "device", 0, 1, O_DEVICE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "device", 0, 1, O_DEVICE }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
+        { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
+    vt_cat_opts cat = { NULL, 0, 0 };
     uint64_t top = 10, frames = VT_SHOW_FRAMES, device = 0;
     int json = 0, has_device = 0;
     char *paths[2];
@@ -112,25 +118,34 @@ int vt_cmd_diff(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: return 2;
+        case VT_ARGS_ERROR: vt_cat_opts_free(&cat); return 2;
         case VT_ARGS_OPERAND:
-            if (np == 2) { vt_args_error(&a, "two traces only: BASE NEW"); return 2; }
+            if (np == 2) { vt_args_error(&a, "two traces only: BASE NEW"); vt_cat_opts_free(&cat); return 2; }
             paths[np++] = (char *)v;
             break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) return 2; break;
-        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) return 2; break;
-        case O_DEVICE: if (vt_args_uint(&a, "--device", v, 127, &device)) return 2; has_device = 1; break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_FRAMES:
+            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { vt_cat_opts_free(&cat); return 2; }
+            break;
+        case O_DEVICE:
+            if (vt_args_uint(&a, "--device", v, 127, &device)) { vt_cat_opts_free(&cat); return 2; }
+            has_device = 1;
+            break;
+        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_JSON: json = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
+        case O_HELP: fputs(usage, stdout); vt_cat_opts_free(&cat); return 0;
         }
     }
     if (np < 2) {
         vt_args_error(&a, np ? "missing NEW operand" : "missing BASE and NEW operands");
+        vt_cat_opts_free(&cat);
         return 2;
     }
-    vt_analyze_opts ao = { UINT64_MAX, 1 };
+    vt_analyze_opts ao = { UINT64_MAX, 1, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 2, paths, &ao);
+    vt_cat_opts_free(&cat);
     if (rc) { vt_analysis_free(&an); return rc; }
 
     const vt_tracker *tk[2];
@@ -153,13 +168,16 @@ int vt_cmd_diff(int argc, char **argv)
         vt_analysis_free(&an);
         return 2;
     }
+    /* Categories: every one either run has, in vt_cat order, with how each was decided. */
+    vt_cat_sum cs[2];
+    for (int i = 0; i < 2; i++) vt_cat_sum_at(&an, tk[i], VT_AT_PEAK, &cs[i]);
     int64_t delta = (int64_t)(tk[1]->peak - tk[0]->peak);
     uint64_t grown = 0, shrunk = 0;
     for (size_t i = 0; i < ns; i++) {
         if (sites[i].delta > 0) grown += (uint64_t)sites[i].delta;
         else shrunk += (uint64_t)-sites[i].delta;
     }
-    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF], rb[24];
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF], rb[24], rb_[24];
     if (json) {
         vt_json j;
         vt_json_init(&j, stdout);
@@ -177,6 +195,23 @@ int vt_cmd_diff(int argc, char **argv)
         vt_json_i64(&j, "peak_delta_bytes", delta);
         vt_json_u64(&j, "grown_bytes", grown);
         vt_json_u64(&j, "shrunk_bytes", shrunk);
+        vt_json_arr(&j, "by_category");
+        for (int c = 0; c < VT_CAT_N; c++) {
+            const vt_cat_row *rb = &cs[0].row[c], *rn = &cs[1].row[c];
+            if (!rb->bytes && !rn->bytes) continue;
+            vt_json_obj(&j, NULL);
+            vt_json_str(&j, "category", vt_cat_name((vt_cat)c));
+            vt_json_u64(&j, "base_bytes", rb->bytes);
+            vt_json_u64(&j, "new_bytes", rn->bytes);
+            vt_json_i64(&j, "delta_bytes", (int64_t)(rn->bytes - rb->bytes));
+            if (rb->bytes) vt_json_f64(&j, "ratio", (double)rn->bytes / (double)rb->bytes);
+            else vt_json_null(&j, "ratio");
+            vt_json_str(&j, "base_how", vt_cat_how_text(rb));
+            vt_json_str(&j, "new_how", vt_cat_how_text(rn));
+            vt_json_end(&j);
+        }
+        vt_json_end(&j);
+        if (vt_layer_any(&an)) vt_layer_diff_json(&j, "by_layer", &an, tk[0], tk[1], top);
         for (int pass = 0; pass < 2; pass++) {
             drow *rows = pass ? kinds : sites;
             size_t n = pass ? nk : ns;
@@ -217,6 +252,23 @@ int vt_cmd_diff(int argc, char **argv)
         for (size_t i = 0; i < nk; i++)
             printf("    %10s   %10s   %10s  %s\n", vt_units_size(b1, kinds[i].base), vt_units_size(b2, kinds[i].new_),
                    vt_units_size_delta(b3, kinds[i].delta), vt_kind_name(kinds[i].key));
+
+        printf("\nby category at the peak:\n");
+        printf("          base          new        delta     ratio  category          how (base, new)\n");
+        for (int c = 0; c < VT_CAT_N; c++) {
+            const vt_cat_row *rb = &cs[0].row[c], *rn = &cs[1].row[c];
+            if (!rb->bytes && !rn->bytes) continue;
+            drow r = { (uint32_t)c, rb->bytes, rn->bytes, (int64_t)(rn->bytes - rb->bytes) };
+            ratio_text(rb_, sizeof rb_, &r);
+            const char *hb = vt_cat_how_text(rb), *hn = vt_cat_how_text(rn);
+            printf("    %10s   %10s   %10s  %8s  %-16s  %s, %s\n", vt_units_size(b1, rb->bytes),
+                   vt_units_size(b2, rn->bytes), vt_units_size_delta(b3, r.delta), rb_,
+                   vt_cat_name((vt_cat)c), hb ? hb : "-", hn ? hn : "-");
+        }
+        if (vt_cat_caching(&cs[0]) || vt_cat_caching(&cs[1]))
+            printf("    approximate: caching-allocator segments, each in the category of what first grew it "
+                   "(vramtrace run --per-tensor for exact numbers)\n");
+        if (vt_layer_any(&an)) vt_layer_diff_text(&an, tk[0], tk[1], top);
 
         size_t ngrew = 0, nshrank = 0, nsame = 0;
         for (size_t i = 0; i < ns; i++) {

@@ -6,7 +6,9 @@
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_cat_show.h"
 #include "vt_json.h"
+#include "vt_layer_show.h"
 #include "vt_names.h"
 #include "vt_show.h"
 #include "vt_units.h"
@@ -20,6 +22,7 @@ typedef struct {
     uint64_t top;
     uint64_t frames;
     int json;
+    vt_cat_opts cat;
 } rep_opts;
 
 static double pct(uint64_t part, uint64_t whole)
@@ -47,6 +50,19 @@ static const vt_nvml *nvml_of(const vt_replay *rp, int device, int *by_index)
         return &rp->nvml[device + 1];
     }
     return NULL;
+}
+
+/* The NVML row of a category block: process figure minus traced, at its maximum. */
+static void nvml_extra(const vt_replay *rp, int device, vt_cat_extra *x)
+{
+    int by_index;
+    const vt_nvml *nv = nvml_of(rp, device, &by_index);
+    memset(x, 0, sizeof *x);
+    if (!nv || !nv->has_proc) return;
+    uint64_t traced = device >= 0 && device < VT_NVML_SNAP ? nv->proc_snap[device] : 0;
+    x->has_unexplained = 1;
+    x->unexplained = nv->proc_max > traced ? nv->proc_max - traced : 0;
+    x->nvml_time = nv->proc_max_time;
 }
 
 static const char *end_state(const vt_trace *t)
@@ -167,7 +183,11 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     printf("  peak %s at %s, %" PRIu64 " allocation%s live\n", vt_units_size(b1, tk->peak),
            vt_units_time(tb, tk->peak_time), tk->peak_count, tk->peak_count == 1 ? "" : "s");
     if (tk->peak) {
+        vt_cat_extra cx;
+        nvml_extra(rp, dev, &cx);
         text_kinds(a, tk, tk->peak);
+        vt_cat_show_text(a, tk, VT_AT_PEAK, tk->peak, &cx);
+        if (vt_layer_any(a)) vt_layer_show_text(a, tk, tk->peak, o->top);
         text_peak_sites(a, tk, o);
     }
 
@@ -184,6 +204,7 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
             text_site_rows(a, rows, k, tk->live, o, 0);
             free(rows);
         }
+        vt_cat_show_text(a, tk, VT_AT_END, tk->live, NULL);
     }
 
     if (d->managed.peak || d->managed.live)
@@ -283,6 +304,7 @@ static void text_merged(const vt_analysis *a, const rep_opts *o)
         printf("  peak of the sum %s at %s\n", vt_units_size(b1, m->tk.peak), vt_units_time(tb, shared_peak_time(a, &m->tk)));
         if (m->tk.peak) {
             text_kinds(a, &m->tk, m->tk.peak);
+            vt_cat_show_text(a, &m->tk, VT_AT_PEAK, m->tk.peak, NULL);
             text_peak_sites(a, &m->tk, o);
         }
     }
@@ -365,6 +387,12 @@ static void json_device(vt_json *j, const vt_analysis *a, int ti, int dev, const
     vt_json_u64(j, "live_at_end_bytes", tk->live);
     vt_json_u64(j, "live_at_end_count", tk->count);
     json_rows(j, "by_kind", a, tk, VT_AT_PEAK, VT_BY_KIND, UINT64_MAX);
+    vt_cat_extra cx;
+    nvml_extra(rp, dev, &cx);
+    vt_cat_show_json_rows(j, "by_category", a, tk, VT_AT_PEAK);
+    vt_cat_show_json_rows(j, "by_category_at_end", a, tk, VT_AT_END);
+    vt_cat_show_json_info(j, a, tk, &cx);
+    if (vt_layer_any(a)) vt_layer_show_json(j, "by_layer", a, tk, o->top);
     json_rows(j, "sites", a, tk, VT_AT_PEAK, VT_BY_SITE, o->top);
     vt_json_obj(j, "leaks");
     vt_json_u64(j, "bytes", tk->live);
@@ -455,6 +483,7 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     }
     json_events(j, &rp->st);
     vt_json_u64(j, "lost_events", rp->st.lost_events);
+    vt_cat_show_json_iterations(j, a, ti);
     vt_json_arr(j, "unwrapped_lookups");
     for (unsigned i = 0; i < rp->nunwrapped; i++) vt_json_str(j, NULL, rp->unwrapped[i]);
     vt_json_end(j);
@@ -505,6 +534,8 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
     vt_json_u64(&j, "live_at_end_bytes", a->global.live);
     vt_json_u64(&j, "live_at_end_count", a->global.count);
     json_rows(&j, "by_kind", a, &a->global, VT_AT_PEAK, VT_BY_KIND, UINT64_MAX);
+    vt_cat_show_json_rows(&j, "by_category", a, &a->global, VT_AT_PEAK);
+    vt_cat_show_json_rows(&j, "by_category_at_end", a, &a->global, VT_AT_END);
     json_rows(&j, "sites", a, &a->global, VT_AT_PEAK, VT_BY_SITE, o->top);
     vt_json_arr(&j, "oom");
     for (int i = 0; i < a->n; i++)
@@ -529,6 +560,8 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
             vt_json_u64(&j, "peak_count", m->tk.peak_count);
             vt_json_u64(&j, "live_at_end_bytes", m->tk.live);
             json_rows(&j, "by_kind", a, &m->tk, VT_AT_PEAK, VT_BY_KIND, UINT64_MAX);
+            vt_cat_show_json_rows(&j, "by_category", a, &m->tk, VT_AT_PEAK);
+            vt_cat_show_json_info(&j, a, &m->tk, NULL);
             json_rows(&j, "sites", a, &m->tk, VT_AT_PEAK, VT_BY_SITE, o->top);
             vt_json_end(&j);
         }
@@ -546,22 +579,25 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace report TRACE... [--top N] [--frames N] [--json]\n"
-    "  Per device: the peak and when, by kind and by site at the peak, what was live\n"
-    "  at the end, OOM events, NVML figures; pinned host memory apart. Several traces\n"
-    "  (e.g. ranks of one job) are also merged on a common clock.\n"
+    "usage: vramtrace report TRACE... [--top N] [--frames N] [--rules FILE]... [--no-default-rules] [--json]\n"
+    "  Per device: the peak and when, by kind, by category and by site at the peak, what\n"
+    "  was live at the end, OOM events, NVML figures; pinned host memory apart. Several\n"
+    "  traces (e.g. ranks of one job) are also merged on a common clock.\n"
     "  --top N      sites to list (default 10)\n"
     "  --frames N   frames of each site in text output (default 5)\n"
+    "  --rules FILE category rules tried before the built-in ones (docs/categories.md)\n"
+    "  --no-default-rules  no built-in rules: lifetimes (and --rules) alone\n"
     "  --json       JSON output (schema vramtrace-report/1, docs/json-schema.md)\n";
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { O_TOP = 1, O_JSON, O_FRAMES, O_HELP };
+    enum { O_TOP = 1, O_JSON, O_FRAMES, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
     static const vt_opt opts[] = {
         { "top", 0, 1, O_TOP }, { "json", 0, 0, O_JSON }, { "frames", 0, 1, O_FRAMES },
+        { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
-    rep_opts o = { 10, VT_SHOW_FRAMES, 0 };
+    rep_opts o = { 10, VT_SHOW_FRAMES, 0, { NULL, 0, 0 } };
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     int np = 0;
     vt_args a;
@@ -570,21 +606,26 @@ int vt_cmd_report(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: free(paths); return 2;
+        case VT_ARGS_ERROR: free(paths); vt_cat_opts_free(&o.cat); return 2;
         case VT_ARGS_OPERAND: paths[np++] = (char *)v; break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &o.top)) { free(paths); return 2; } break;
-        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &o.frames)) { free(paths); return 2; } break;
+        case O_RULES: if (vt_cat_opts_add_rules(&o.cat, v)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
+        case O_NO_DEFAULT_RULES: o.cat.no_default_rules = 1; break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &o.top)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
+        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &o.frames)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
         case O_JSON: o.json = 1; break;
-        case O_HELP: fputs(usage, stdout); free(paths); return 0;
+        case O_HELP: fputs(usage, stdout); free(paths); vt_cat_opts_free(&o.cat); return 0;
         }
     }
     if (!np) {
         vt_args_error(&a, "missing TRACE operand");
         free(paths);
+        vt_cat_opts_free(&o.cat);
         return 2;
     }
     vt_analysis an;
-    int rc = vt_analyze(&an, np, paths, NULL);
+    vt_analyze_opts ao = { UINT64_MAX, 0, &o.cat };
+    int rc = vt_analyze(&an, np, paths, &ao);
+    vt_cat_opts_free(&o.cat);
     if (rc == 0) {
         if (o.json) {
             report_json(&an, &o);

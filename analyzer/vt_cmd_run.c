@@ -1,5 +1,5 @@
-/* vt_cmd_run.c - `vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary]
- * -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
+/* vt_cmd_run.c - `vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules]
+ * [--no-summary] -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
  * then says where the trace(s) went and sums them up. Exits with CMD's status
  * (128 + signal when a signal killed it). */
 #include "vt_cmds.h"
@@ -59,6 +59,39 @@ static int set_env(const char *k, const char *v)
     if (setenv(k, v, 1) == 0) return 0;
     fprintf(stderr, "vramtrace: run: cannot set %s: %s\n", k, strerror(errno));
     return -1;
+}
+
+/* NVTX ranges become scopes (docs/python.md): NVTX loads its injection library from
+ * NVTX_INJECTION64_PATH. One set by the user (another tool's, Nsight Systems') is kept. */
+static int set_nvtx(const char *lib)
+{
+    const char *old = getenv("NVTX_INJECTION64_PATH");
+    return old && *old ? 0 : set_env("NVTX_INJECTION64_PATH", lib);
+}
+
+/* --torch-modules: the folder of the Python start-up hook (lib/vramtrace_py, next to the
+ * recorder) goes first on PYTHONPATH. */
+static int set_torch_hook(const char *lib)
+{
+    char dir[PATH_MAX], probe[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s", lib);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(probe, sizeof probe, "%s/vramtrace_py/sitecustomize.py", dir);
+    if (access(probe, R_OK) != 0) {
+        fprintf(stderr, "vramtrace: run: --torch-modules: %s not found (%s)\n", probe, strerror(errno));
+        return -1;
+    }
+    probe[strlen(probe) - strlen("/sitecustomize.py")] = 0;
+    const char *old = getenv("PYTHONPATH");
+    size_t n = strlen(probe) + (old ? strlen(old) : 0) + 2;
+    char *v = malloc(n);
+    if (!v) return -1;
+    if (old && *old) snprintf(v, n, "%s:%s", probe, old);
+    else snprintf(v, n, "%s", probe);
+    int rc = set_env("PYTHONPATH", v);
+    free(v);
+    return rc;
 }
 
 /* PYTORCH_CUDA_ALLOC_CONF is "key:value,key:value": the backend key is replaced (or
@@ -229,7 +262,7 @@ static void summary(found *f, size_t n)
     char **paths = calloc(n, sizeof *paths);
     if (!paths) return;
     for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
-    vt_analyze_opts ao = { UINT64_MAX, 1 };
+    vt_analyze_opts ao = { UINT64_MAX, 1, NULL };
     vt_analysis an;
     if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
         char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF];
@@ -258,7 +291,7 @@ static void summary(found *f, size_t n)
                 shown_n++;
                 fprintf(stderr, "vramtrace:   %10s %5.1f%%  ", vt_units_size(b1, rows[k].bytes),
                         100.0 * (double)rows[k].bytes / (double)best->dev.peak);
-                vt_show_site(stderr, &an, rows[k].key, 1, 0);
+                vt_show_site_inline(stderr, &an, rows[k].key, 2);
             }
             free(rows);
         }
@@ -274,26 +307,31 @@ static void summary(found *f, size_t n)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary] -- CMD ARGS...\n"
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-summary]\n"
+    "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
     "  -o, --output PATTERN  trace path; %p pid, %h host, %r rank, %% percent\n"
     "                        (default vramtrace-%p.vtrace)\n"
     "  --depth N             stack frames to record, 0..256 (default 64)\n"
+    "  --torch-modules       name each PyTorch nn.Module's allocations, forward and\n"
+    "                        backward, after the module (a Python start-up hook;\n"
+    "                        docs/python.md)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
     "  --no-summary          only say where the trace went\n";
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_NO_SUMMARY, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_SUMMARY, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
+        { "torch-modules", 0, 0, O_TORCH_MODULES },
         { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
-    int has_depth = 0, per_tensor = 0, no_summary = 0;
+    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_summary = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -310,6 +348,7 @@ int vt_cmd_run(int argc, char **argv)
             break;
         case O_DEPTH: if (vt_args_uint(&a, "--depth", v, 256, &depth)) return 2; has_depth = 1; break;
         case O_PER_TENSOR: per_tensor = 1; break;
+        case O_TORCH_MODULES: torch_modules = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
@@ -344,6 +383,7 @@ int vt_cmd_run(int argc, char **argv)
         snprintf(d, sizeof d, "%u", (unsigned)depth);
         bad = bad || set_env("VRAMTRACE_DEPTH", d);
     }
+    bad = bad || set_nvtx(lib) || (torch_modules && set_torch_hook(lib));
     if (per_tensor)
         bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||
               set_env("TF_GPU_ALLOCATOR", "cuda_malloc_async");

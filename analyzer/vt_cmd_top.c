@@ -5,6 +5,7 @@
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_cat_show.h"
 #include "vt_json.h"
 #include "vt_names.h"
 #include "vt_show.h"
@@ -16,24 +17,68 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: vramtrace top TRACE [--by site|function|module|kind] [--at peak|end|TIME]\n"
-    "                     [--top N] [--frames N] [--json]\n"
+    "usage: vramtrace top TRACE [--by site|function|module|kind|category|layer] [--at peak|end|TIME]\n"
+    "                     [--top N] [--frames N] [--rules FILE]... [--no-default-rules] [--json]\n"
     "  The largest holders of device memory at the peak (default), at the end, or at\n"
     "  TIME since the start (12.5s, 300ms, 40us), per device.\n"
-    "  function and module are those of the innermost frame that is not CUDA plumbing.\n";
+    "  function and module are those of the innermost frame that is not CUDA plumbing;\n"
+    "  category is what the memory is for (docs/categories.md), by rule or inferred;\n"
+    "  layer is the innermost NVTX range or module scope, else the innermost Python\n"
+    "  frame of the program's own code (docs/python.md), with the most it held.\n";
 
 static const char *by_name(vt_by by)
 {
-    return by == VT_BY_SITE ? "site" : by == VT_BY_FUNCTION ? "function" : by == VT_BY_MODULE ? "module" : "kind";
+    return by == VT_BY_SITE ? "site" : by == VT_BY_FUNCTION ? "function" : by == VT_BY_MODULE ? "module"
+         : by == VT_BY_CATEGORY ? "category" : by == VT_BY_LAYER ? "layer" : "kind";
+}
+
+/* Layers: what each held at the moment (rows with bytes, sorted), then every layer
+ * ranked by the most it held at any time (a layer may peak at another moment). */
+static void text_layers(const vt_analysis *an, const vt_row *rows, size_t n, uint64_t whole, uint64_t top)
+{
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF];
+    printf("         bytes        %%     live   allocs   allocated   most held  layer\n");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const vt_row *r = &rows[i];
+        if (!r->bytes || k++ >= top) continue;
+        printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  %10s  %s\n", vt_units_size(b1, r->bytes),
+               whole ? 100.0 * (double)r->bytes / (double)whole : 0.0, r->count, r->nallocs,
+               vt_units_size(b2, r->total_bytes), r->key == UINT32_MAX ? "-" : vt_units_size(b3, r->max_bytes),
+               vt_row_name(an, VT_BY_LAYER, r->key));
+    }
+    if (k > top) printf("    ... %zu more\n", k - (size_t)top);
+    vt_row *by_max = malloc((n ? n : 1) * sizeof *by_max);
+    if (!by_max) return;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].key != UINT32_MAX && rows[i].max_bytes) by_max[m++] = rows[i];
+    for (size_t i = 1; i < m; i++) {  /* insertion sort: stable, few rows */
+        vt_row x = by_max[i];
+        size_t j = i;
+        for (; j > 0 && by_max[j - 1].max_bytes < x.max_bytes; j--) by_max[j] = by_max[j - 1];
+        by_max[j] = x;
+    }
+    if (m) {
+        printf("  by the most each held at any time:\n");
+        printf("     most held       when  layer\n");
+    }
+    for (size_t i = 0; i < m && i < top; i++)
+        printf("    %10s  %9s  %s\n", vt_units_size(b1, by_max[i].max_bytes), vt_units_time(tb, by_max[i].max_time),
+               vt_row_name(an, VT_BY_LAYER, by_max[i].key));
+    if (m > top) printf("    ... %zu more\n", m - (size_t)top);
+    free(by_max);
 }
 
 int vt_cmd_top(int argc, char **argv)
 {
-    enum { O_BY = 1, O_AT, O_TOP, O_JSON, O_FRAMES, O_HELP };
+    enum { O_BY = 1, O_AT, O_TOP, O_JSON, O_FRAMES, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
     static const vt_opt opts[] = {
         { "by", 0, 1, O_BY }, { "at", 0, 1, O_AT }, { "top", 0, 1, O_TOP }, { "json", 0, 0, O_JSON },
-        { "frames", 0, 1, O_FRAMES }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "frames", 0, 1, O_FRAMES }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
+        { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
+    vt_cat_opts cat = { NULL, 0, 0 };
     vt_by by = VT_BY_SITE;
     int at_mode = 0; /* 0 peak, 1 end, 2 time */
     uint64_t at_time = 0, top = 10, frames = VT_SHOW_FRAMES;
@@ -45,9 +90,9 @@ int vt_cmd_top(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: return 2;
+        case VT_ARGS_ERROR: vt_cat_opts_free(&cat); return 2;
         case VT_ARGS_OPERAND:
-            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
+            if (path) { vt_args_error(&a, "one TRACE only"); vt_cat_opts_free(&cat); return 2; }
             path = (char *)v;
             break;
         case O_BY:
@@ -55,27 +100,43 @@ int vt_cmd_top(int argc, char **argv)
             else if (!strcmp(v, "function")) by = VT_BY_FUNCTION;
             else if (!strcmp(v, "module")) by = VT_BY_MODULE;
             else if (!strcmp(v, "kind")) by = VT_BY_KIND;
-            else { vt_args_error(&a, "bad value '%s' for --by (site, function, module or kind)", v); return 2; }
+            else if (!strcmp(v, "category")) by = VT_BY_CATEGORY;
+            else if (!strcmp(v, "layer")) by = VT_BY_LAYER;
+            else {
+                vt_args_error(&a, "bad value '%s' for --by (site, function, module, kind, category or layer)", v);
+                vt_cat_opts_free(&cat);
+                return 2;
+            }
             break;
         case O_AT:
             if (!strcmp(v, "peak")) at_mode = 0;
             else if (!strcmp(v, "end")) at_mode = 1;
             else if (vt_units_parse_time(v, &at_time) == 0) at_mode = 2;
-            else { vt_args_error(&a, "bad value '%s' for --at (peak, end, or a time like 12.5s)", v); return 2; }
+            else {
+                vt_args_error(&a, "bad value '%s' for --at (peak, end, or a time like 12.5s)", v);
+                vt_cat_opts_free(&cat);
+                return 2;
+            }
             break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) return 2; break;
-        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) return 2; break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_FRAMES:
+            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { vt_cat_opts_free(&cat); return 2; }
+            break;
+        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_JSON: json = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
+        case O_HELP: fputs(usage, stdout); vt_cat_opts_free(&cat); return 0;
         }
     }
     if (!path) {
         vt_args_error(&a, "missing TRACE operand");
+        vt_cat_opts_free(&cat);
         return 2;
     }
-    vt_analyze_opts ao = { at_mode == 2 ? at_time : UINT64_MAX, 0 };
+    vt_analyze_opts ao = { at_mode == 2 ? at_time : UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
+    vt_cat_opts_free(&cat);
     if (rc) { vt_analysis_free(&an); return rc; }
 
     const vt_trace *t = &an.t[0];
@@ -103,16 +164,20 @@ int vt_cmd_top(int argc, char **argv)
         if (n == (size_t)-1) { rc = 2; break; }
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
-            if (rows[i].bytes) rows[k++] = rows[i];
+            if (rows[i].bytes || (by == VT_BY_LAYER && rows[i].max_bytes)) rows[k++] = rows[i];
         if (json) {
             vt_json_obj(&j, NULL);
             vt_json_i64(&j, "device", devs[di]);
             vt_json_u64(&j, "time_ns", when);
             vt_json_u64(&j, "bytes", whole);
             vt_json_u64(&j, "peak_bytes", tk->peak);
-            vt_json_arr(&j, "rows");
-            for (size_t i = 0; i < k && i < top; i++) vt_show_row_json(&j, &an, by, &rows[i]);
-            vt_json_end(&j);
+            if (by == VT_BY_CATEGORY) {
+                vt_cat_show_top_json(&j, "rows", &an, tk, at, top);
+            } else {
+                vt_json_arr(&j, "rows");
+                for (size_t i = 0; i < k && i < top; i++) vt_show_row_json(&j, &an, by, &rows[i]);
+                vt_json_end(&j);
+            }
             vt_json_end(&j);
         } else {
             if (di) printf("\n");
@@ -120,6 +185,16 @@ int vt_cmd_top(int argc, char **argv)
             if (at_mode == 0) printf("peak %s at %s\n", vt_units_size(b1, whole), vt_units_time(tb, when));
             else if (at_mode == 1) printf("%s live at the end (%s)\n", vt_units_size(b1, whole), vt_units_time(tb, when));
             else printf("%s live at %s\n", vt_units_size(b1, whole), vt_units_time(tb, when));
+            if (by == VT_BY_CATEGORY) {
+                vt_cat_show_top_text(&an, tk, at, whole, top);
+                free(rows);
+                continue;
+            }
+            if (by == VT_BY_LAYER) {
+                text_layers(&an, rows, k, whole, top);
+                free(rows);
+                continue;
+            }
             printf("         bytes        %%     live   allocs   allocated  %s\n", by_name(by));
             for (size_t i = 0; i < k && i < top; i++) {
                 const vt_row *r = &rows[i];

@@ -10,5 +10,8 @@ int vt_cmd_report(int argc, char **argv);
 int vt_cmd_top(int argc, char **argv);
 int vt_cmd_diff(int argc, char **argv);
 int vt_cmd_check(int argc, char **argv);
+int vt_cmd_timeline(int argc, char **argv);
+int vt_cmd_flamegraph(int argc, char **argv);
+int vt_cmd_export(int argc, char **argv);
 
 #endif /* VT_CMDS_H */

@@ -21,6 +21,12 @@ static const char usage[] =
     "                 which sites grew between two runs\n"
     "  check TRACE --max-peak SIZE [--max-leak SIZE]\n"
     "                 exit 1 when a bound is broken (for CI)\n"
+    "  timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind]\n"
+    "                 memory over time, stacked; the peak marked; zoom and hover\n"
+    "  flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]\n"
+    "                 bytes by call stack, as a flame (icicle) graph\n"
+    "  export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]\n"
+    "                 the trace for other tools\n"
     "  dump TRACE     every record, one line each\n"
     "\n"
     "  vramtrace COMMAND --help for more; docs/cli.md has it all.\n";
@@ -30,6 +36,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         { "run", vt_cmd_run }, { "report", vt_cmd_report }, { "top", vt_cmd_top },
         { "diff", vt_cmd_diff }, { "check", vt_cmd_check }, { "dump", vt_cmd_dump },
+        { "timeline", vt_cmd_timeline }, { "flamegraph", vt_cmd_flamegraph }, { "export", vt_cmd_export },
     };
     if (argc < 2) {
         fputs(usage, stderr);

@@ -1,16 +1,21 @@
 /* vt_reader.c - streams the records of one trace file.
  *
- * Why a second thread: decompression and decoding each cost about as much as the
- * other, so on two cores the reader decompresses chunk k+1 while the caller consumes
- * chunk k. Each side reuses its buffers; nothing is allocated per chunk once the
- * buffers have grown to the largest chunk. */
+ * Why threads: zstd costs more per record than decoding and replaying it together, so
+ * with two cores or more, chunks are decompressed on worker threads (two of them from
+ * two cores up: chunks are independent zstd frames) while the caller decodes and
+ * replays the chunks already done. Workers claim chunks in file order and fill a small
+ * ring of chunk buffers; the caller takes them in the same order. Each buffer is
+ * reused; nothing is allocated per chunk once the buffers have grown to the largest
+ * chunk, and they are all freed as soon as the last record has been read. */
 #include "vt_reader.h"
 #include "vt_progress.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +28,47 @@
  * ------------------------------------------------------------------------ */
 enum { CHUNK_OK = 0, CHUNK_EOF = 1, CHUNK_BAD = 2 };
 
-/* Zero bytes after the records, so that the fast decoder below may read a whole
+/* Zero bytes after the records, so that the fast decoders below may read a whole
  * record's worth of varints past the end of a malformed last record without leaving
- * the buffer (it then sees the overrun and hands the record to vt_codec_decode). */
+ * the buffer (they then see the overrun and hand the record to vt_codec_decode). */
 #define RAW_SLACK 128
 
+/* A decompressed chunk. */
 typedef struct {
-    uint8_t *comp;
-    size_t comp_cap;
     uint8_t *raw;
     size_t raw_cap;
     size_t raw_len;
+    uint32_t raw_size;     /* from the header, until decompressed */
+    uint32_t comp_size;
     uint64_t base_time;
     uint32_t nrecords;
     uint64_t start;        /* file offset of the chunk header */
     uint64_t end;          /* file offset just past the chunk */
     int status;            /* CHUNK_* */
+    int state;             /* SLOT_*: who owns it (threaded reading) */
     char err[200];
+    /* event mode: the records decoded (vt_reader_start_events) */
+    vt_ev *ev;             /* every record: an ALLOC/FREE event, or a mark */
+    size_t nev, ev_cap;
+    uint32_t *marks;       /* indexes of the marks in ev, then nev */
+    size_t nmarks, marks_cap;
 } chunk_buf;
+
+/* Marks: the records that are not fast ALLOC/FREE events, decoded on the caller's side
+ * from the chunk's bytes (time_ns, addr: the codec state before the record; size: its
+ * offset in the chunk), and where a malformed record stops the reading (size: its
+ * index in the chunk). */
+#define EV_MARK 0
+#define EV_BAD  0xff
+
+/* A decompressor: its zstd context and the compressed bytes of its current chunk. */
+typedef struct {
+    ZSTD_DCtx *dctx;
+    uint8_t *comp;
+    size_t comp_cap;
+    pthread_t thread;
+    struct reader_impl *im;
+} inflater;
 
 static ssize_t read_full(int fd, void *buf, size_t n)
 {
@@ -57,11 +85,12 @@ static ssize_t read_full(int fd, void *buf, size_t n)
     return (ssize_t)got;
 }
 
+/* Grows to need bytes, rounded up to 64 KiB (not doubled: a 1 MiB chunk plus its
+ * slack must not take 2 MiB in every buffer of the ring). */
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
     if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 65536;
-    while (n < need) n *= 2;
+    size_t n = (need + 65535) & ~(size_t)65535;
     uint8_t *p = realloc(*buf, n);
     if (!p) return -1;
     *buf = p;
@@ -80,8 +109,9 @@ static int chunk_fail(chunk_buf *b, const char *fmt, ...)
     return CHUNK_BAD;
 }
 
-/* Loads the chunk at *off into b and moves *off past it. */
-static int chunk_load(int fd, uint64_t *off, ZSTD_DCtx *dctx, chunk_buf *b)
+/* Reads the header and compressed bytes of the chunk at *off into b and z->comp and
+ * moves *off past it. Reads happen in file order, one chunk after the other. */
+static int chunk_read(int fd, uint64_t *off, inflater *z, chunk_buf *b)
 {
     vt_chunk_header ch;
     b->start = *off;
@@ -98,20 +128,14 @@ static int chunk_load(int fd, uint64_t *off, ZSTD_DCtx *dctx, chunk_buf *b)
                           VT_CHUNK_MAX_RAW);
     if (ch.comp_size > ZSTD_compressBound(VT_CHUNK_MAX_RAW))
         return chunk_fail(b, "compressed chunk of %u bytes is over the limit", ch.comp_size);
-    if (grow(&b->comp, &b->comp_cap, ch.comp_size) || grow(&b->raw, &b->raw_cap, ch.raw_size + RAW_SLACK))
+    if (grow(&z->comp, &z->comp_cap, ch.comp_size))
         return chunk_fail(b, "out of memory");
-    n = read_full(fd, b->comp, ch.comp_size);
+    n = read_full(fd, z->comp, ch.comp_size);
     if (n < 0) return chunk_fail(b, "read error: %s", strerror(errno));
     if ((size_t)n < ch.comp_size)
         return chunk_fail(b, "chunk cut short (%zd of %u bytes)", n, ch.comp_size);
-    /* The destination is exactly raw_size bytes: a frame that holds more is corrupt and
-     * zstd refuses it rather than writing past. */
-    size_t d = ZSTD_decompressDCtx(dctx, b->raw, ch.raw_size, b->comp, ch.comp_size);
-    if (ZSTD_isError(d)) return chunk_fail(b, "zstd: %s", ZSTD_getErrorName(d));
-    if (d != ch.raw_size)
-        return chunk_fail(b, "chunk holds %zu bytes, its header says %u", d, ch.raw_size);
-    b->raw_len = d;
-    memset(b->raw + d, 0, RAW_SLACK);
+    b->raw_size = ch.raw_size;
+    b->comp_size = ch.comp_size;
     b->base_time = ch.base_time_ns;
     b->nrecords = ch.nrecords;
     *off += sizeof ch + ch.comp_size;
@@ -119,50 +143,108 @@ static int chunk_load(int fd, uint64_t *off, ZSTD_DCtx *dctx, chunk_buf *b)
     return b->status = CHUNK_OK;
 }
 
+/* Decompresses the chunk chunk_read left in z->comp into b. */
+static int chunk_inflate(inflater *z, chunk_buf *b)
+{
+    if (grow(&b->raw, &b->raw_cap, (size_t)b->raw_size + RAW_SLACK))
+        return chunk_fail(b, "out of memory");
+    /* The destination is exactly raw_size bytes: a frame that holds more is corrupt and
+     * zstd refuses it rather than writing past. */
+    size_t d = ZSTD_decompressDCtx(z->dctx, b->raw, b->raw_size, z->comp, b->comp_size);
+    if (ZSTD_isError(d)) return chunk_fail(b, "zstd: %s", ZSTD_getErrorName(d));
+    if (d != b->raw_size)
+        return chunk_fail(b, "chunk holds %zu bytes, its header says %u", d, b->raw_size);
+    b->raw_len = d;
+    memset(b->raw + d, 0, RAW_SLACK);
+    return b->status = CHUNK_OK;
+}
+
 /* ------------------------------------------------------------------------ *
- *  The decompression thread: fills two chunk buffers in turn
+ *  The decompression threads: fill a ring of chunk buffers in file order
  * ------------------------------------------------------------------------ */
-#define NSLOTS 2
+#define MAX_INFLATERS 3
+#define MAX_SLOTS (MAX_INFLATERS + 2)
+
+enum { SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_READY = 2 };
 
 typedef size_t (*fast_decode_fn)(vt_codec *, const uint8_t *, const uint8_t *, vt_rec *);
-static fast_decode_fn pick_decoder(void);
+typedef size_t (*fast_events_fn)(vt_codec *, const uint8_t **, const uint8_t *, vt_ev *, size_t);
+static void pick_decoders(fast_decode_fn *rec, fast_events_fn *ev);
 
-typedef struct {
-    ZSTD_DCtx *dctx;
-    chunk_buf sync;            /* the buffer of the single-threaded path */
+typedef struct reader_impl {
     int async;
-    pthread_t thread;
-    pthread_mutex_t mu;
+    int ninf;                  /* decompressors (threads when async) */
+    int nslots;
+    inflater inf[MAX_INFLATERS];
+    chunk_buf slot[MAX_SLOTS];
+    pthread_mutex_t mu;        /* guards the slot states, the file and the counters below */
     pthread_cond_t cv;
-    chunk_buf slot[NSLOTS];
-    int filled[NSLOTS];        /* 1: the worker filled it, the reader has not released it */
-    int cur;                   /* slot the reader decodes from, -1 none */
-    int next;                  /* slot the reader takes next */
+    uint64_t claimed;          /* chunks claimed by the workers so far (file order) */
+    uint64_t taken;            /* chunks taken by the reader so far */
+    chunk_buf *cur;            /* the chunk being decoded, NULL none */
+    int done;                  /* a worker met the end of the file or a bad chunk */
     int quit;
+    int released;              /* buffers freed: the last record was read */
     int fd;
     uint64_t off;
-    fast_decode_fn fast;       /* the hot-path decoder this CPU runs best */
+    fast_decode_fn fast;       /* the hot-path decoders this CPU runs best */
+    fast_events_fn events;
+    int events_mode;           /* vt_reader_start_events: chunks come decoded */
+    size_t ev_at, mark_at;     /* event mode: next event and next mark of cur */
+    vt_ev evbuf[256];          /* record mode: what vt_reader_events returns */
 } reader_impl;
+
+static int chunk_decode(reader_impl *im, chunk_buf *b);
 
 static void *worker(void *arg)
 {
-    reader_impl *im = arg;
-    int i = 0;
+    inflater *z = arg;
+    reader_impl *im = z->im;
+    pthread_mutex_lock(&im->mu);
     for (;;) {
-        pthread_mutex_lock(&im->mu);
-        while (im->filled[i] && !im->quit) pthread_cond_wait(&im->cv, &im->mu);
-        int quit = im->quit;
-        pthread_mutex_unlock(&im->mu);
-        if (quit) break;
-        int st = chunk_load(im->fd, &im->off, im->dctx, &im->slot[i]);
-        pthread_mutex_lock(&im->mu);
-        im->filled[i] = 1;
+        chunk_buf *b = &im->slot[im->claimed % (uint64_t)im->nslots];
+        while (!im->quit && !im->done && b->state != SLOT_FREE) {
+            pthread_cond_wait(&im->cv, &im->mu);
+            b = &im->slot[im->claimed % (uint64_t)im->nslots];
+        }
+        if (im->quit || im->done) break;
+        im->claimed++;
+        b->state = SLOT_FILLING;
+        /* Read under the lock, so that chunks are claimed in file order; the read is
+         * a copy from the page cache, short next to the decompression. */
+        int st = chunk_read(im->fd, &im->off, z, b);
+        if (st == CHUNK_OK) {
+            pthread_mutex_unlock(&im->mu);
+            st = chunk_inflate(z, b);
+            if (st == CHUNK_OK && im->events_mode) st = chunk_decode(im, b);
+            pthread_mutex_lock(&im->mu);
+        }
+        if (st != CHUNK_OK) im->done = 1; /* nothing after this chunk is read */
+        b->state = SLOT_READY;
         pthread_cond_broadcast(&im->cv);
-        pthread_mutex_unlock(&im->mu);
-        if (st != CHUNK_OK) break;
-        i = (i + 1) % NSLOTS;
     }
+    pthread_mutex_unlock(&im->mu);
     return NULL;
+}
+
+/* Decompressors to run: the cores this process may use, less the caller's own
+ * (which decodes and replays), but at least one and no more than MAX_INFLATERS. */
+static int inflaters_for_cpus(void)
+{
+    int n = 0;
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+#endif
+    if (n <= 0) {
+        long k = sysconf(_SC_NPROCESSORS_ONLN);
+        n = k > 0 ? (int)k : 1;
+    }
+    /* Two cores: two decompressors and the caller share them (zstd alone would keep
+     * one core busy and leave the caller waiting). */
+    if (n <= 1) return 1;
+    if (n <= 3) return 2;
+    return MAX_INFLATERS;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -255,14 +337,15 @@ int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen)
     r->offset = h.header_size;
 
     reader_impl *im = calloc(1, sizeof *im);
-    if (!im || !(im->dctx = ZSTD_createDCtx())) {
+    if (!im || !(im->inf[0].dctx = ZSTD_createDCtx())) {
         free(im);
         rc = VT_READ_NOMEM;
         snprintf(msg, msglen, "out of memory");
         goto fail;
     }
-    im->cur = -1;
-    im->fast = pick_decoder();
+    im->ninf = 1;
+    im->nslots = 1;
+    pick_decoders(&im->fast, &im->events);
     im->fd = r->fd;
     im->off = r->offset;
     r->impl = im;
@@ -279,22 +362,44 @@ fail:
     return rc;
 }
 
+void vt_reader_start_events(vt_reader *r)
+{
+    reader_impl *im = r->impl;
+    if (!im || im->async || r->nchunks) return;
+    im->events_mode = 1;
+    vt_reader_start_async(r);
+}
+
 void vt_reader_start_async(vt_reader *r)
 {
     reader_impl *im = r->impl;
     if (!im || im->async || r->nchunks) return;
+    int want = inflaters_for_cpus();
+    for (int i = 1; i < want; i++) {
+        if (!(im->inf[i].dctx = ZSTD_createDCtx())) break;
+        im->ninf = i + 1;
+    }
     pthread_mutex_init(&im->mu, NULL);
     pthread_cond_init(&im->cv, NULL);
-    if (pthread_create(&im->thread, NULL, worker, im) != 0) {
+    im->nslots = im->ninf + 2;
+    int started = 0;
+    for (int i = 0; i < im->ninf; i++) {
+        im->inf[i].im = im;
+        if (pthread_create(&im->inf[i].thread, NULL, worker, &im->inf[i]) != 0) break;
+        started++;
+    }
+    if (!started) {
         pthread_mutex_destroy(&im->mu);
         pthread_cond_destroy(&im->cv);
+        im->nslots = 1;
         return;
     }
+    im->ninf = started; /* contexts past those are freed with the rest */
     im->async = 1;
 }
 
 /* ------------------------------------------------------------------------ *
- *  Records
+ *  Chunks, on the reader's side
  * ------------------------------------------------------------------------ */
 static void stop(vt_reader *r, uint64_t at, const char *why)
 {
@@ -304,36 +409,69 @@ static void stop(vt_reader *r, uint64_t at, const char *why)
     snprintf(r->err, sizeof r->err, "%s", why);
 }
 
+/* Stops the workers and frees every buffer: the last record has been read, and the
+ * analysis that follows (symbols, sites) is where the peak memory is. */
+static void release_buffers(reader_impl *im)
+{
+    if (im->released) return;
+    if (im->async) {
+        pthread_mutex_lock(&im->mu);
+        im->quit = 1;
+        pthread_cond_broadcast(&im->cv);
+        pthread_mutex_unlock(&im->mu);
+        for (int i = 0; i < im->ninf; i++) pthread_join(im->inf[i].thread, NULL);
+        pthread_mutex_destroy(&im->mu);
+        pthread_cond_destroy(&im->cv);
+        im->async = 0;
+    }
+    for (int i = 0; i < MAX_SLOTS; i++) {
+        free(im->slot[i].raw);
+        free(im->slot[i].ev);
+        free(im->slot[i].marks);
+        im->slot[i].raw = NULL;
+        im->slot[i].ev = NULL;
+        im->slot[i].marks = NULL;
+    }
+    for (int i = 0; i < MAX_INFLATERS; i++) {
+        free(im->inf[i].comp);
+        ZSTD_freeDCtx(im->inf[i].dctx);
+        memset(&im->inf[i], 0, sizeof im->inf[i]);
+    }
+    im->cur = NULL;
+    im->released = 1;
+}
+
 /* Makes the next chunk current. Returns 0 at the end. */
 static int next_chunk(vt_reader *r)
 {
     reader_impl *im = r->impl;
     chunk_buf *b;
+    if (im->released) return 0;
     if (im->async) {
         pthread_mutex_lock(&im->mu);
-        if (im->cur >= 0) {
-            im->filled[im->cur] = 0;
-            pthread_cond_broadcast(&im->cv);
-        }
-        while (!im->filled[im->next]) pthread_cond_wait(&im->cv, &im->mu);
-        im->cur = im->next;
-        im->next = (im->next + 1) % NSLOTS;
+        if (im->cur) im->cur->state = SLOT_FREE;
+        b = &im->slot[im->taken % (uint64_t)im->nslots];
+        pthread_cond_broadcast(&im->cv);
+        while (b->state != SLOT_READY) pthread_cond_wait(&im->cv, &im->mu);
+        im->taken++;
         pthread_mutex_unlock(&im->mu);
-        b = &im->slot[im->cur];
     } else {
-        b = &im->sync;
-        chunk_load(r->fd, &im->off, im->dctx, b);
+        b = &im->slot[0];
+        if (chunk_read(r->fd, &im->off, &im->inf[0], b) == CHUNK_OK && chunk_inflate(&im->inf[0], b) == CHUNK_OK &&
+            im->events_mode)
+            chunk_decode(im, b);
     }
-    if (b->status == CHUNK_EOF) {
-        r->eof = 1;
-        return 0;
-    }
-    if (b->status == CHUNK_BAD) {
-        stop(r, b->start, b->err);
+    im->cur = b;
+    if (b->status != CHUNK_OK) {
+        if (b->status == CHUNK_EOF) r->eof = 1;
+        else stop(r, b->start, b->err);
+        r->pos = r->end = NULL;
+        release_buffers(im);
         return 0;
     }
     r->pos = b->raw;
     r->end = b->raw + b->raw_len;
+    im->ev_at = im->mark_at = 0;
     r->chunk_offset = b->start;
     r->chunk_records = 0;
     r->chunk_base_time = b->base_time;
@@ -344,6 +482,9 @@ static int next_chunk(vt_reader *r)
     return 1;
 }
 
+/* ------------------------------------------------------------------------ *
+ *  The hot path: ALLOC and FREE records
+ * ------------------------------------------------------------------------ */
 /* LEB128 without bounds checks (see RAW_SLACK); at most 10 bytes. Branch-free for
  * values of up to 8 bytes (56 bits), which is every field but the rare huge one: the
  * lengths of consecutive fields vary at random, and a mispredicted branch per field
@@ -395,9 +536,9 @@ static inline int64_t unzig(uint64_t u)
             (q) = fast_u((q), &(v));          \
     } while (0)
 
-/* The hot path: ALLOC and FREE records (almost every record of a long trace) decoded
- * inline, with the same result as vt_codec_decode. Returns bytes consumed, or 0 to let
- * vt_codec_decode handle the record (another type, or anything unusual). */
+/* One ALLOC or FREE record decoded inline, with the same result as vt_codec_decode.
+ * Returns bytes consumed, or 0 to let vt_codec_decode handle the record (another
+ * type, or anything unusual). */
 #define FAST_DECODE(name, fast_u)                                                                     \
     static size_t name(vt_codec *c, const uint8_t *p, const uint8_t *end, vt_rec *r)                  \
     {                                                                                                 \
@@ -424,7 +565,59 @@ static inline int64_t unzig(uint64_t u)
         return (size_t)(pend - p); /* fields after the known ones are skipped */                      \
     }
 
+/* A run of ALLOC and FREE records into vt_ev, up to max of them; stops before any
+ * other record (or one the codec must judge). Only what the replay reads is kept, so
+ * nothing is written but 32 bytes per record, and the ALLOC/FREE difference (which
+ * comes at random) costs no branch: both decode the size field's position, a FREE
+ * then keeps neither the value nor the bytes it took. */
+#define FAST_EVENTS(name, fast_u)                                                                     \
+    static size_t name(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)   \
+    {                                                                                                 \
+        const uint8_t *p = *pp;                                                                       \
+        uint64_t t = c->last_time, a = c->last_addr;                                                  \
+        size_t n = 0;                                                                                 \
+        while (n < max && p < end) {                                                                  \
+            unsigned type = p[0];                                                                     \
+            if ((type != VT_REC_ALLOC && type != VT_REC_FREE) || p[1] >= 0x80) break;                 \
+            const uint8_t *q = p + 2, *pend = q + p[1];                                               \
+            if (pend > end) break;                                                                    \
+            uint64_t dt, tid, kind, dev, da, size, stream, stack, flags;                              \
+            q = fast_u(q, &dt);                                                                       \
+            SMALL_U(fast_u, q, tid);                                                                  \
+            SMALL_U(fast_u, q, kind);                                                                 \
+            SMALL_U(fast_u, q, dev);                                                                  \
+            q = fast_u(q, &da);                                                                       \
+            const uint8_t *qs = fast_u(q, &size);                                                     \
+            uint64_t is_alloc = type == VT_REC_ALLOC;                                                 \
+            size &= -is_alloc;                                                                        \
+            q += (qs - q) & -(ptrdiff_t)is_alloc;                                                     \
+            SMALL_U(fast_u, q, stream);                                                               \
+            SMALL_U(fast_u, q, stack);                                                                \
+            SMALL_U(fast_u, q, flags);                                                                \
+            (void)tid;                                                                                \
+            (void)stream;                                                                             \
+            (void)flags;                                                                              \
+            if (q > pend) break; /* malformed: vt_codec_decode says so */                             \
+            t += (uint64_t)unzig(dt);                                                                 \
+            a += (uint64_t)unzig(da);                                                                 \
+            vt_ev *e = &ev[n++];                                                                      \
+            e->time_ns = t;                                                                           \
+            e->addr = a;                                                                              \
+            e->size = size;                                                                           \
+            e->stack_id = (uint32_t)stack;                                                            \
+            e->type = (uint8_t)type;                                                                  \
+            e->kind = (uint8_t)kind;                                                                  \
+            e->device = (int8_t)unzig(dev);                                                           \
+            p = pend; /* fields after the known ones are skipped */                                   \
+        }                                                                                             \
+        c->last_time = t;                                                                             \
+        c->last_addr = a;                                                                             \
+        *pp = p;                                                                                      \
+        return n;                                                                                     \
+    }
+
 FAST_DECODE(fast_decode_generic, fast_u_generic)
+FAST_EVENTS(fast_events_generic, fast_u_generic)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* With BMI2, pext packs the 7-bit groups in one instruction. */
@@ -436,59 +629,250 @@ __attribute__((target("bmi2"))) static inline uint64_t squeeze_bmi2(uint64_t x)
 #define FAST_U_ATTR __attribute__((target("bmi2")))
 FAST_U_ATTR FAST_U(fast_u_bmi2, squeeze_bmi2)
 FAST_U_ATTR FAST_DECODE(fast_decode_bmi2, fast_u_bmi2)
+FAST_U_ATTR FAST_EVENTS(fast_events_bmi2, fast_u_bmi2)
+
+/* With AVX2 too, one 32-byte load finds where every varint of a record ends (the bytes
+ * whose top bit is clear), so that no field waits for the one before it to be decoded
+ * and no field length is guessed by a branch. Records whose payload is over 32 bytes,
+ * holds a varint over 8 bytes, or lacks fields go to fast_events_bmi2's path. */
+#define M7 0x7f7f7f7f7f7f7f7full
+#define M8 0x8080808080808080ull
+/* The varint at q (at most 8 bytes). */
+#define VT_U8(q) __extension__({                              \
+        uint64_t w_;                                          \
+        memcpy(&w_, (q), 8);                                  \
+        _pext_u64(w_ & _blsmsk_u64(~w_ & M8), M7);            \
+    })
+__attribute__((target("avx2,bmi,bmi2")))
+static size_t fast_events_avx2(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)
+{
+    const uint8_t *p = *pp;
+    uint64_t t = c->last_time, a = c->last_addr;
+    size_t n = 0;
+    while (n < max && p < end) {
+        unsigned type = p[0], plen = p[1];
+        const uint8_t *q = p + 2;
+        if (type - VT_REC_ALLOC > VT_REC_FREE - VT_REC_ALLOC || plen > 32 || q + plen > end) break;
+        uint64_t is_alloc = type == VT_REC_ALLOC;
+        /* bit i: byte i ends a varint; field k ends at the k-th set bit */
+        uint64_t m = ~(uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(const void *)q)) & 0xffffffffull;
+        /* a run of 8 continuation bytes: a varint over 8 bytes (or garbage) */
+        uint64_t run = ~m & 0xffffffffull;
+        run &= run >> 1;
+        run &= run >> 2;
+        run &= run >> 4;
+        /* fields: time, tid, kind, device, addr, [size,] stream, stack, flags */
+        uint64_t m1 = _blsr_u64(m), m2 = _blsr_u64(m1), m3 = _blsr_u64(m2), m4 = _blsr_u64(m3);
+        uint64_t m5 = _blsr_u64(m4), m6 = _blsr_u64(m5);
+        uint64_t before_stack = is_alloc ? m6 : m5;  /* its lowest bit ends the stream */
+        uint64_t last = _blsr_u64(_blsr_u64(before_stack)); /* ends the flags */
+        uint64_t e_last = _tzcnt_u64(last);          /* 64 when missing */
+        if (e_last >= plen || (run & _bzhi_u64(~0ull, (unsigned)e_last + 1))) break;
+        uint64_t dt = VT_U8(q);
+        uint64_t kind = VT_U8(q + _tzcnt_u64(m1) + 1);
+        uint64_t dev = VT_U8(q + _tzcnt_u64(m2) + 1);
+        uint64_t da = VT_U8(q + _tzcnt_u64(m3) + 1);
+        uint64_t size = VT_U8(q + _tzcnt_u64(m4) + 1) & -is_alloc;
+        uint64_t stack = VT_U8(q + _tzcnt_u64(before_stack) + 1);
+        t += (uint64_t)unzig(dt);
+        a += (uint64_t)unzig(da);
+        vt_ev *e = &ev[n++];
+        e->time_ns = t;
+        e->addr = a;
+        e->size = size;
+        e->stack_id = (uint32_t)stack;
+        e->type = (uint8_t)type;
+        e->kind = (uint8_t)kind;
+        e->device = (int8_t)unzig(dev);
+        p = q + plen; /* fields after the known ones are skipped */
+    }
+    c->last_time = t;
+    c->last_addr = a;
+    *pp = p;
+    return n;
+}
+
+/* The AVX2 path, and the BMI2 one for the record it leaves, if that is one. */
+__attribute__((target("avx2,bmi,bmi2")))
+static size_t fast_events_avx2_bmi2(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)
+{
+    size_t n = fast_events_avx2(c, pp, end, ev, max);
+    if (n < max) n += fast_events_bmi2(c, pp, end, ev + n, 1);
+    return n;
+}
 #endif
 
-static fast_decode_fn pick_decoder(void)
+static void pick_decoders(fast_decode_fn *rec, fast_events_fn *ev)
 {
+    *rec = fast_decode_generic;
+    *ev = fast_events_generic;
     /* VRAMTRACE_GENERIC_DECODER=1: the portable decoder (its test runs it on BMI2 CPUs). */
     const char *g = getenv("VRAMTRACE_GENERIC_DECODER");
-    if (g && *g == '1') return fast_decode_generic;
+    if (g && *g == '1') return;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("bmi2")) return fast_decode_bmi2;
+    if (__builtin_cpu_supports("bmi2")) {
+        *rec = fast_decode_bmi2;
+        *ev = fast_events_bmi2;
+        if (__builtin_cpu_supports("avx2")) *ev = fast_events_avx2_bmi2;
+    }
 #endif
-    return fast_decode_generic;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Records
+ * ------------------------------------------------------------------------ */
+/* Event mode: decodes the whole chunk into b->ev (on a worker thread). Records the
+ * fast decoders leave are decoded here only to move the codec state past them, and
+ * marked for the caller. */
+static int chunk_decode(reader_impl *im, chunk_buf *b)
+{
+    vt_codec c;
+    vt_codec_reset(&c, b->base_time);
+    const uint8_t *p = b->raw, *end = b->raw + b->raw_len;
+    size_t n = 0, nm = 0;
+    uint32_t index = 0;
+    /* a record takes 2 bytes at least: the header's count is a hint, not a promise */
+    size_t want = b->nrecords < b->raw_len / 2 ? b->nrecords + 1 : b->raw_len / 2 + 1;
+    for (;;) {
+        if (n + 64 > b->ev_cap) {
+            size_t cap = b->ev_cap > want ? b->ev_cap * 2 : want + 64;
+            vt_ev *e = realloc(b->ev, cap * sizeof *e);
+            if (!e) return chunk_fail(b, "out of memory");
+            b->ev = e;
+            b->ev_cap = cap;
+        }
+        size_t k = im->events(&c, &p, end, b->ev + n, b->ev_cap - n);
+        n += k;
+        index += (uint32_t)k;
+        if (p >= end) break;
+        if (n == b->ev_cap) continue; /* the array is full: grow it */
+        if (nm + 2 > b->marks_cap) {
+            size_t cap = b->marks_cap ? b->marks_cap * 2 : 64;
+            uint32_t *m = realloc(b->marks, cap * sizeof *m);
+            if (!m) return chunk_fail(b, "out of memory");
+            b->marks = m;
+            b->marks_cap = cap;
+        }
+        vt_ev *m = &b->ev[n];
+        memset(m, 0, sizeof *m);
+        m->time_ns = c.last_time;
+        m->addr = c.last_addr;
+        m->size = (uint64_t)(p - b->raw);
+        b->marks[nm++] = (uint32_t)n++;
+        vt_rec scratch;
+        size_t used = vt_codec_decode(&c, p, (size_t)(end - p), &scratch);
+        if (!used) {
+            m->type = EV_BAD;
+            m->size = index;
+            break;
+        }
+        m->type = EV_MARK;
+        p += used;
+        index++;
+    }
+    b->nev = n;
+    if (nm + 1 > b->marks_cap) {
+        uint32_t *m = realloc(b->marks, (nm + 1) * sizeof *m);
+        if (!m) return chunk_fail(b, "out of memory");
+        b->marks = m;
+        b->marks_cap = nm + 1;
+    }
+    b->marks[nm] = (uint32_t)n; /* the end: a mark past the last event */
+    b->nmarks = nm;
+    return CHUNK_OK;
+}
+
+static int next_bad(vt_reader *r, uint64_t index)
+{
+    char why[96];
+    snprintf(why, sizeof why, "malformed record %" PRIu64 " of the chunk", index);
+    stop(r, r->chunk_offset, why);
+    r->pos = r->end = NULL;
+    release_buffers(r->impl);
+    return 0;
+}
+
+/* Event mode: the record at the current position of the current chunk. */
+static int next_event_mode(vt_reader *r, vt_rec *rec)
+{
+    reader_impl *im = r->impl;
+    for (;;) {
+        chunk_buf *b = im->cur;
+        if (b && !im->released && im->ev_at < b->nev) {
+            const vt_ev *e = &b->ev[im->ev_at];
+            if (e->type == EV_BAD) return next_bad(r, e->size);
+            if (e->type == EV_MARK) {
+                r->codec.last_time = e->time_ns;
+                r->codec.last_addr = e->addr;
+                const uint8_t *p = b->raw + e->size, *end = b->raw + b->raw_len;
+                size_t n = im->fast(&r->codec, p, end, rec);
+                if (!n) n = vt_codec_decode(&r->codec, p, (size_t)(end - p), rec);
+                if (!n) return next_bad(r, r->chunk_records);
+                im->mark_at++;
+            } else {
+                /* A run of events read one by one: what the events keep, no more. */
+                memset(rec, 0, sizeof *rec);
+                rec->type = e->type;
+                rec->kind = e->kind;
+                rec->device = e->device;
+                rec->stack_id = e->stack_id;
+                rec->time_ns = e->time_ns;
+                rec->addr = e->addr;
+                rec->size = e->size;
+            }
+            im->ev_at++;
+            r->chunk_records++;
+            r->nrecords++;
+            return 1;
+        }
+        if (r->eof || !next_chunk(r)) return 0;
+    }
 }
 
 int vt_reader_next(vt_reader *r, vt_rec *rec)
 {
+    if (!r->impl) return 0;
+    if (((reader_impl *)r->impl)->events_mode) return next_event_mode(r, rec);
     while (r->pos >= r->end) {
         if (r->eof || !next_chunk(r)) return 0;
     }
     size_t n = ((reader_impl *)r->impl)->fast(&r->codec, r->pos, r->end, rec);
     if (!n) n = vt_codec_decode(&r->codec, r->pos, (size_t)(r->end - r->pos), rec);
-    if (n == 0) {
-        char why[96];
-        snprintf(why, sizeof why, "malformed record %u of the chunk", r->chunk_records);
-        stop(r, r->chunk_offset, why);
-        r->pos = r->end = NULL;
-        return 0;
-    }
+    if (n == 0) return next_bad(r, r->chunk_records);
     r->pos += n;
     r->chunk_records++;
     r->nrecords++;
     return 1;
 }
 
+size_t vt_reader_events(vt_reader *r, const vt_ev **ev)
+{
+    reader_impl *im = r->impl;
+    size_t n;
+    if (!im) return 0;
+    if (im->events_mode) {
+        chunk_buf *b = im->cur;
+        if (!b || im->released) return 0;
+        /* the run up to the next mark (or the end of the chunk) */
+        size_t to = b->marks[im->mark_at];
+        n = to - im->ev_at;
+        *ev = b->ev + im->ev_at;
+        im->ev_at = to;
+    } else {
+        if (r->pos >= r->end) return 0;
+        n = im->events(&r->codec, &r->pos, r->end, im->evbuf, sizeof im->evbuf / sizeof im->evbuf[0]);
+        *ev = im->evbuf;
+    }
+    r->chunk_records += (uint32_t)n;
+    r->nrecords += n;
+    return n;
+}
+
 void vt_reader_close(vt_reader *r)
 {
     reader_impl *im = r->impl;
     if (im) {
-        if (im->async) {
-            pthread_mutex_lock(&im->mu);
-            im->quit = 1;
-            pthread_cond_broadcast(&im->cv);
-            pthread_mutex_unlock(&im->mu);
-            pthread_join(im->thread, NULL);
-            pthread_mutex_destroy(&im->mu);
-            pthread_cond_destroy(&im->cv);
-        }
-        for (int i = 0; i < NSLOTS; i++) {
-            free(im->slot[i].comp);
-            free(im->slot[i].raw);
-        }
-        free(im->sync.comp);
-        free(im->sync.raw);
-        ZSTD_freeDCtx(im->dctx);
+        release_buffers(im);
         free(im);
     }
     free(r->host);

@@ -52,20 +52,48 @@ typedef struct {
 
     struct vt_progress *progress;
 
-    void *impl;               /* buffers, zstd context, decompression thread */
+    void *impl;               /* buffers, zstd contexts, decompression threads */
 } vt_reader;
 
 /* Opens path and reads its header. On error returns VT_READ_* and puts a one-line
  * message (without the "vramtrace: " prefix) in msg; r needs no close then. */
 int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen);
 
-/* Decompresses the next chunk on a second thread while this one decodes (two cores
- * or more). Call once after open, before the first vt_reader_next. */
+/* Decompresses the next chunks on other threads (two of them from two cores up)
+ * while this one decodes. Call once after open, before the first vt_reader_next. */
 void vt_reader_start_async(vt_reader *r);
 
 /* Reads the next record into *rec. Returns 1, or 0 at the end of the records (check
  * r->stopped). Pointers in rec stay valid until the next call. */
 int vt_reader_next(vt_reader *r, vt_rec *rec);
+
+/* An ALLOC or FREE record with only what the replay reads (vt_rec less tid, stream
+ * and flags): 32 bytes. */
+typedef struct {
+    uint64_t time_ns;
+    uint64_t addr;
+    uint64_t size;      /* ALLOC; 0 for FREE */
+    uint32_t stack_id;
+    uint8_t  type;      /* VT_REC_ALLOC or VT_REC_FREE */
+    uint8_t  kind;
+    int8_t   device;
+    uint8_t  pad;
+} vt_ev;
+
+/* Decompresses and decodes the next chunks on other threads (two of them from two
+ * cores up) into vt_ev events, while this thread replays: for readers of every record
+ * that take ALLOC and FREE records through vt_reader_events. vt_reader_next then
+ * returns the other records in full, but the ALLOC and FREE records it is left with
+ * only with the fields of vt_ev. Call once after open, instead of
+ * vt_reader_start_async. */
+void vt_reader_start_events(vt_reader *r);
+
+/* The fast path for long traces: points *ev at the ALLOC and FREE records that come
+ * next in the current chunk, decoded, and returns how many (valid until the next call
+ * of this or vt_reader_next). Returns 0 before any other record, at the end of a chunk
+ * and before a record the codec must judge: vt_reader_next then reads the next record.
+ * The two may be mixed freely; the records come in file order either way. */
+size_t vt_reader_events(vt_reader *r, const vt_ev **ev);
 
 void vt_reader_close(vt_reader *r);
 

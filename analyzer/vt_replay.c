@@ -1,9 +1,11 @@
 /* vt_replay.c - the live-set model (see vt_replay.h for the peak algorithm). */
 #include "vt_replay.h"
+#include "vt_layer.h"
 #include "vt_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ------------------------------------------------------------------------ *
  *  Setup
@@ -24,6 +26,9 @@ void vt_replay_free(vt_replay *rp)
     if (!rp) return;
     for (int i = 0; i < VT_NDEV; i++) free(rp->dev[i]);
     free(rp->live);
+    vt_idmap_free(&rp->vmm_ix);
+    free(rp->vmm_counts);
+    free(rp->stack_group);
     free(rp->groups);
     vt_idmap_free(&rp->group_ix);
     free(rp->nodes);
@@ -31,9 +36,14 @@ void vt_replay_free(vt_replay *rp)
     vt_idmap_free(&rp->string_ix);
     free(rp->strings);
     vt_idmap_free(&rp->pyframe_ix);
+    vt_layers_free(rp->layers);
     free(rp->pyframes);
     free(rp->modules);
     free(rp->ooms);
+    if (rp->catlog) {
+        vt_catlog_free(rp->catlog);
+        free(rp->catlog);
+    }
     vt_arena_free(&rp->arena);
     free(rp);
 }
@@ -85,12 +95,28 @@ static inline vt_live *live_find(vt_replay *rp, unsigned space, uint64_t addr)
     }
 }
 
+/* The live set of a long run outgrows the TLB's reach in 4 KiB pages, and a TLB miss
+ * stalls even a prefetched access: big tables ask for 2 MiB pages. */
+#define HUGE_PAGE (2u << 20)
+static vt_live *live_alloc(size_t cap)
+{
+    size_t bytes = cap * sizeof(vt_live);
+    if (bytes < 2 * HUGE_PAGE) return calloc(cap, sizeof(vt_live));
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, bytes)) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
+
 static int live_grow(vt_replay *rp)
 {
     size_t cap = rp->live ? (rp->live_mask + 1) * 2 : 1024;
     vt_live *old = rp->live;
     size_t old_cap = old ? rp->live_mask + 1 : 0;
-    vt_live *nl = calloc(cap, sizeof *nl);
+    vt_live *nl = live_alloc(cap);
     if (!nl) return -1;
     rp->live = nl;
     rp->live_mask = cap - 1;
@@ -110,7 +136,7 @@ static int live_grow(vt_replay *rp)
  * The pointer is valid until the next insert or delete. */
 static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr, int *fresh)
 {
-    if ((rp->live_n + 1) * 2 > (rp->live ? rp->live_mask + 1 : 0) && live_grow(rp)) {
+    if ((rp->live_n + 1) * 2 > rp->live_mask + 1 && live_grow(rp)) { /* live_mask is 0 with no table */
         rp->nomem = 1;
         return NULL;
     }
@@ -137,7 +163,7 @@ static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr,
  * insert or delete. */
 static vt_live *live_insert(vt_replay *rp, unsigned space, uint64_t addr)
 {
-    if ((rp->live_n + 1) * 2 > (rp->live ? rp->live_mask + 1 : 0) && live_grow(rp)) {
+    if ((rp->live_n + 1) * 2 > rp->live_mask + 1 && live_grow(rp)) { /* live_mask is 0 with no table */
         rp->nomem = 1;
         return NULL;
     }
@@ -172,13 +198,64 @@ static void live_delete(vt_replay *rp, vt_live *e)
     rp->live_n--;
 }
 
+/* The [references, mappings] of a VMM handle, made (zero) when create is set; NULL
+ * when it has none or memory ran out. Valid until the next one is made. */
+static uint32_t *vmm_counts(vt_replay *rp, uint64_t handle, int create)
+{
+    uint32_t *ix = vt_idmap_get(&rp->vmm_ix, handle);
+    if (ix) return &rp->vmm_counts[2 * (size_t)*ix];
+    if (!create) return NULL;
+    if (reserve((void **)&rp->vmm_counts, &rp->vmm_cap, rp->nvmm, 2 * sizeof *rp->vmm_counts) ||
+        vt_idmap_put(&rp->vmm_ix, handle, (uint32_t)rp->nvmm)) {
+        rp->nomem = 1;
+        return NULL;
+    }
+    uint32_t *c = &rp->vmm_counts[2 * rp->nvmm++];
+    c[0] = c[1] = 0;
+    return c;
+}
+
 /* ------------------------------------------------------------------------ *
  *  Groups and trackers
  * ------------------------------------------------------------------------ */
+static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int device);
+
+/* Stack ids are the recorder's node ids, counted from 1, so an array indexed by them
+ * is about as large as the stack tree; ids far beyond what the tree holds (damage) are
+ * left to the hashed paths. */
+static void stack_group_note(vt_replay *rp, uint32_t stack_id, uint32_t gi)
+{
+    if (stack_id >= rp->nstack_group) {
+        if (stack_id >= 2 * (rp->nnodes + 4096)) return;
+        size_t n = rp->nstack_group ? rp->nstack_group : 4096;
+        while (n <= stack_id) n *= 2;
+        uint32_t *p = realloc(rp->stack_group, n * sizeof *p);
+        if (!p) return;
+        memset(p + rp->nstack_group, 0, (n - rp->nstack_group) * sizeof *p);
+        rp->stack_group = p;
+        rp->nstack_group = n;
+    }
+    rp->stack_group[stack_id] = gi + 1;
+}
+
 static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
 {
+    if (stack_id < rp->nstack_group) {
+        uint32_t gi = rp->stack_group[stack_id] - 1;
+        if (gi < rp->ngroups) {
+            const vt_group *g = &rp->groups[gi];
+            if (g->stack_id == stack_id && g->kind == kind && g->device == device) return gi;
+        }
+    }
+    uint32_t gi = group_find(rp, stack_id, kind, device);
+    if (gi != UINT32_MAX) stack_group_note(rp, stack_id, gi);
+    return gi;
+}
+
+static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
+{
     uint64_t key = stack_id | (uint64_t)(kind & 0xff) << 32 | (uint64_t)(uint8_t)(device + 1) << 40;
-    unsigned ci = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58);
+    unsigned ci = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 54);
     if (rp->gcache_key[ci] == key + 1) return rp->gcache_val[ci];
     uint32_t *ix = vt_idmap_get(&rp->group_ix, key);
     if (ix) {
@@ -197,6 +274,7 @@ static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int d
     g->device = (int8_t)device;
     g->cls = (uint8_t)vt_kind_class(kind);
     g->site = UINT32_MAX;
+    if (g->cls == VT_CLASS_DEVICE) g->layer = vt_layer_group(rp, stack_id, device);
     if (g->cls == VT_CLASS_DEVICE) {
         g->tk[g->ntk++] = &d->dev;
         if (rp->global) g->tk[g->ntk++] = rp->global;
@@ -221,6 +299,12 @@ static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int d
  * whose peak it has not seen yet. */
 static inline void group_touch(vt_group *g)
 {
+    /* Nearly always there is nothing to remember: say so without a loop (every group
+     * feeds one tracker at least). */
+    unsigned n = g->ntk;
+    if (g->stamp[0] == g->tk[0]->epoch &&
+        (n < 2 || (g->stamp[1] == g->tk[1]->epoch && (n < 3 || g->stamp[2] == g->tk[2]->epoch))))
+        return;
     for (unsigned k = 0; k < g->ntk; k++) {
         const vt_tracker *t = g->tk[k];
         if (g->stamp[k] != t->epoch) {
@@ -236,6 +320,7 @@ static inline void group_add(vt_replay *rp, vt_group *g, uint64_t size)
     group_touch(g);
     g->live += size;
     g->live_count++;
+    if (g->layer) vt_layer_add(g->layer, size, rp->now);
     for (unsigned k = 0; k < g->ntk; k++) {
         vt_tracker *t = g->tk[k];
         t->live += size;
@@ -257,6 +342,7 @@ static inline void group_sub(vt_group *g, uint64_t size)
     /* Sizes come from the allocation record, so these never underflow. */
     g->live -= size;
     g->live_count--;
+    if (g->layer) vt_layer_sub(g->layer, size);
     for (unsigned k = 0; k < g->ntk; k++) {
         g->tk[k]->live -= size;
         g->tk[k]->count--;
@@ -269,11 +355,17 @@ static inline void group_sub(vt_group *g, uint64_t size)
 /* Drops the live entry e: the memory goes back. */
 static void release(vt_replay *rp, vt_live *e)
 {
-    if (e->group < rp->ngroups) group_sub(&rp->groups[e->group], e->size);
+    if (e->group < rp->ngroups) {
+        vt_group *g = &rp->groups[e->group];
+        group_sub(g, e->size);
+        vt_life_free(&g->life, e->aux, rp->now);
+        if (rp->catlog && g->cls == VT_CLASS_DEVICE)
+            vt_catlog_push(rp->catlog, e->group, VT_CATLOG_FREE, rp->now, e->size, e->aux);
+    }
     live_delete(rp, e);
 }
 
-static void on_alloc(vt_replay *rp, const vt_rec *r)
+static void on_alloc(vt_replay *rp, const vt_ev *r)
 {
     unsigned space = vt_kind_space(r->kind);
     if (space == VT_SPACE_NONE || r->kind >= VT_KIND_ALLOC_MAX) {
@@ -289,21 +381,35 @@ static void on_alloc(vt_replay *rp, const vt_rec *r)
     if (!fresh) {
         /* Its free was not recorded (lost events); the address is in use again. */
         rp->st.allocs_replaced++;
-        if (e->group < rp->ngroups) group_sub(&rp->groups[e->group], e->size);
+        if (e->group < rp->ngroups) {
+            vt_group *og = &rp->groups[e->group];
+            group_sub(og, e->size);
+            vt_life_free(&og->life, e->aux, r->time_ns);
+            if (rp->catlog && og->cls == VT_CLASS_DEVICE)
+                vt_catlog_push(rp->catlog, e->group, VT_CATLOG_FREE, r->time_ns, e->size, e->aux);
+        }
     }
     e->size = r->size;
     e->aux = r->time_ns;
     e->group = gi;
     e->kind = r->kind;
-    e->refs = 1;
-    e->maps = 0;
+    if (space == VT_SPACE_VMM_HANDLE) {
+        uint32_t *c = vmm_counts(rp, r->addr, 1);
+        if (c) {
+            c[0] = 1;
+            c[1] = 0;
+        }
+    }
     vt_group *g = &rp->groups[gi];
     g->nallocs++;
     g->total_bytes += r->size;
     group_add(rp, g, r->size);
+    vt_life_alloc(&g->life, g->nallocs, r->time_ns);
+    if (rp->catlog && g->cls == VT_CLASS_DEVICE)
+        vt_catlog_push(rp->catlog, gi, VT_CATLOG_ALLOC, r->time_ns, r->size, 0);
 }
 
-static void on_free(vt_replay *rp, const vt_rec *r)
+static void on_free(vt_replay *rp, const vt_ev *r)
 {
     unsigned space = vt_kind_space(r->kind);
     rp->st.frees++;
@@ -314,8 +420,11 @@ static void on_free(vt_replay *rp, const vt_rec *r)
     }
     if (space == VT_SPACE_VMM_HANDLE) {
         /* cuMemRelease drops a reference; mappings keep the memory until unmapped. */
-        if (e->refs) e->refs--;
-        if (e->refs || e->maps) return;
+        uint32_t *c = vmm_counts(rp, r->addr, 0);
+        if (c) {
+            if (c[0]) c[0]--;
+            if (c[0] || c[1]) return;
+        }
     }
     release(rp, e);
 }
@@ -327,8 +436,9 @@ static void unmap_one(vt_replay *rp, vt_live *m)
     rp->mappings--;
     vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, handle);
     if (!h) return;
-    if (h->maps) h->maps--;
-    if (!h->refs && !h->maps) release(rp, h);
+    uint32_t *c = vmm_counts(rp, handle, 0);
+    if (c && c[1]) c[1]--;
+    if (!c || (!c[0] && !c[1])) release(rp, h);
 }
 
 static void on_unmap(vt_replay *rp, uint64_t va, uint64_t size)
@@ -367,8 +477,8 @@ static void on_vmm(vt_replay *rp, const vt_rec *r)
     case VT_VMM_MAP: {
         vt_live *old = live_find(rp, VT_SPACE_MAPPING, r->addr);
         if (old) unmap_one(rp, old); /* its unmap was not recorded */
-        vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1);
-        if (h) h->maps++;
+        uint32_t *c = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
+        if (c) c[1]++;
         vt_live *m = live_insert(rp, VT_SPACE_MAPPING, r->addr);
         if (!m) return;
         m->size = r->size;
@@ -381,8 +491,8 @@ static void on_vmm(vt_replay *rp, const vt_rec *r)
         on_unmap(rp, r->addr, r->size);
         break;
     case VT_VMM_RETAIN: {
-        vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1);
-        if (h) h->refs++;
+        uint32_t *c = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
+        if (c) c[0]++;
         break;
     }
     default: /* RESERVE, ADDRESS_FREE: address space only, no memory */
@@ -578,8 +688,14 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
         if (r->time_ns > rp->last_time) rp->last_time = r->time_ns;
     }
     switch (r->type) {
-    case VT_REC_ALLOC: on_alloc(rp, r); break;
-    case VT_REC_FREE: on_free(rp, r); break;
+    case VT_REC_ALLOC:
+    case VT_REC_FREE: {
+        vt_ev e = { .time_ns = r->time_ns, .addr = r->addr, .size = r->size, .stack_id = r->stack_id,
+                    .type = r->type, .kind = r->kind, .device = r->device };
+        if (r->type == VT_REC_ALLOC) on_alloc(rp, &e);
+        else on_free(rp, &e);
+        break;
+    }
     case VT_REC_VMM: on_vmm(rp, r); break;
     case VT_REC_OOM: on_oom(rp, r); break;
     case VT_REC_NVML: on_nvml(rp, r); break;
@@ -588,6 +704,84 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
         if (r->type == 0 || r->type > VT_REC_PYFRAME) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ *  The hot path: runs of ALLOC and FREE records
+ * ------------------------------------------------------------------------ */
+/* The live set of a training run is far larger than the caches and its entries are hit
+ * at random, and so are the groups of its thousands of call sites: replayed one at a
+ * time, every event would wait on a cache miss or two. So the live-set entry of the
+ * event SLOT_AHEAD events on is prefetched (with the next slot, which a delete reads),
+ * and the group of the event GROUP_AHEAD on (from that entry, fetched by then, or from
+ * the stack of an allocation): the misses of a dozen events overlap. What is
+ * prefetched is a guess (the table changes on the way); a wrong one costs a wasted
+ * fetch, never a wrong result. */
+#define SLOT_AHEAD 24
+#define GROUP_AHEAD 10
+
+/* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
+ * the calls whose result is unused, i.e. all of them. */
+static inline __attribute__((always_inline)) void slot_prefetch(const vt_replay *rp, const vt_ev *e)
+{
+    size_t h = live_hash(rp, vt_kind_space(e->kind), e->addr);
+    __builtin_prefetch(&rp->live[h]);
+    __builtin_prefetch(&rp->live[(h + 1) & rp->live_mask]);
+    if (e->type == VT_REC_ALLOC && e->stack_id < rp->nstack_group) __builtin_prefetch(&rp->stack_group[e->stack_id]);
+}
+
+static inline __attribute__((always_inline)) void group_prefetch(const vt_replay *rp, const vt_ev *e)
+{
+    uint32_t gi;
+    if (e->type == VT_REC_ALLOC)
+        gi = e->stack_id < rp->nstack_group ? rp->stack_group[e->stack_id] - 1 : UINT32_MAX;
+    else
+        gi = rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)].group;
+    const char *g = (const char *)&rp->groups[gi < rp->ngroups ? gi : 0];
+    for (size_t off = 0; off < sizeof(vt_group); off += 64) __builtin_prefetch(g + off);
+}
+
+static inline void replay_ev(vt_replay *rp, const vt_ev *e)
+{
+    if (e->time_ns > rp->stop_time) return;
+    rp->now = e->time_ns;
+    if (e->time_ns > rp->last_time) rp->last_time = e->time_ns;
+    if (e->type == VT_REC_ALLOC) on_alloc(rp, e);
+    else on_free(rp, e);
+}
+
+void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
+{
+    size_t i = 0, nalloc = 0;
+    for (size_t k = 0; k < n; k++) nalloc += ev[k].type == VT_REC_ALLOC;
+    rp->st.records += n;
+    rp->st.by_type[VT_REC_ALLOC] += nalloc;
+    rp->st.by_type[VT_REC_FREE] += n - nalloc;
+    /* Until something was allocated there is nothing to prefetch from. */
+    for (; i < n && (!rp->live || !rp->ngroups); i++) replay_ev(rp, &ev[i]);
+    if (i == n) return;
+    for (size_t k = i; k < n && k < i + SLOT_AHEAD; k++) slot_prefetch(rp, &ev[k]);
+    for (size_t k = i; k < n && k < i + GROUP_AHEAD; k++) group_prefetch(rp, &ev[k]);
+    for (; i < n; i++) {
+        if (i + SLOT_AHEAD < n) slot_prefetch(rp, &ev[i + SLOT_AHEAD]);
+        if (i + GROUP_AHEAD < n) group_prefetch(rp, &ev[i + GROUP_AHEAD]);
+        replay_ev(rp, &ev[i]);
+    }
+}
+
+void vt_replay_read(vt_replay *rp, vt_reader *rd)
+{
+    const vt_ev *ev;
+    vt_rec rec;
+    for (;;) {
+        size_t n = vt_reader_events(rd, &ev);
+        if (n) {
+            vt_replay_events(rp, ev, n);
+            continue;
+        }
+        if (!vt_reader_next(rd, &rec)) break;
+        vt_replay_rec(rp, &rec);
     }
 }
 

@@ -17,13 +17,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vt_cat_life.h"
 #include "vt_format.h"
+#include "vt_reader.h"
 #include "vt_table.h"
 
 #define VT_NDEV        129  /* device -1..127 -> slot 0..128 */
 #define VT_MAX_TRACK   3
 #define VT_OOM_SNAPS   32   /* OOM events whose live groups are kept */
 #define VT_NVML_SNAP   32   /* CUDA ordinals whose live bytes an NVML peak remembers */
+
+/* Layers (vt_layer.h): a counter per (layer, device), the replay's layer table. */
+typedef struct vt_layer_ctr vt_layer_ctr;
+typedef struct vt_layers vt_layers;
 
 /* What a kind counts towards. Device memory is what the device peak is made of. */
 typedef enum {
@@ -67,6 +73,11 @@ typedef struct {
     uint64_t at_peak[VT_MAX_TRACK];
     uint64_t at_peak_count[VT_MAX_TRACK];
     uint64_t stamp[VT_MAX_TRACK];
+    vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h) */
+    uint8_t  cat, cat_how;  /* vt_cat, vt_cat_how: set after the replay (vt_cat.h) */
+    uint8_t  cat_flags;     /* VT_CATF_* */
+    uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
+    vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
 } vt_group;
 
 /* What a device is, from DEVICE records, and its trackers. */
@@ -137,17 +148,16 @@ typedef struct {
     uint32_t line;
 } vt_pyframe;
 
-/* An entry of the live set (and of the VMM mapping set). */
+/* An entry of the live set (and of the VMM mapping set). 32 bytes, so that an entry
+ * is never split over two cache lines: the set is hit at random, a line per event. */
 typedef struct {
     uint64_t addr;
     uint64_t size;
     uint64_t aux;           /* allocation: time; mapping: handle */
-    uint32_t group;
+    uint32_t group;         /* UINT32_MAX: a mapping */
     uint8_t  space;         /* vt_space, or VT_SPACE_MAPPING; 0 = empty slot */
     uint8_t  kind;
     uint16_t pad;
-    uint32_t refs;          /* VMM handle: references (create, retains) not yet released */
-    uint32_t maps;          /* VMM handle: mappings not yet unmapped */
 } vt_live;
 
 #define VT_SPACE_MAPPING 7
@@ -185,12 +195,22 @@ struct vt_replay {
     vt_live *live;
     size_t live_mask, live_n, mappings;
     unsigned live_shift;        /* 64 - log2(capacity): the hash takes the top bits */
+    /* VMM handles' references (create, retains) not yet released and mappings not yet
+     * unmapped: handle -> vmm_counts[2 * i], [2 * i + 1]. Only handles have them, so
+     * they are kept here rather than in every live entry. */
+    vt_idmap vmm_ix;
+    uint32_t *vmm_counts;
+    size_t nvmm, vmm_cap;       /* handles, pairs allocated */
 
     vt_group *groups;
     size_t ngroups, groups_cap;
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
-    uint64_t gcache_key[64];    /* key + 1 -> group: a few hot sites make most allocations */
-    uint32_t gcache_val[64];
+    uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
+    uint32_t gcache_val[1024];
+    uint32_t *stack_group;      /* stack id -> group + 1 of its last allocation (0: none); */
+    size_t nstack_group;        /* one array read finds the group of most allocations */
+
+    vt_catlog *catlog;          /* device allocations for category inference, or NULL */
 
     vt_stack_node *nodes;
     size_t nnodes, nodes_cap;
@@ -202,6 +222,7 @@ struct vt_replay {
     vt_idmap pyframe_ix;
     vt_pyframe *pyframes;
     size_t npyframes, pyframes_cap;
+    vt_layers *layers;          /* made at the first group with a layer (vt_layer.c) */
 
     vt_module *modules;
     size_t nmodules, modules_cap;
@@ -229,6 +250,13 @@ void vt_replay_free(vt_replay *rp);
 
 /* Applies one record. */
 void vt_replay_rec(vt_replay *rp, const vt_rec *r);
+
+/* Applies a run of ALLOC and FREE records (vt_reader_events): the same as
+ * vt_replay_rec on each, faster. */
+void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n);
+
+/* Applies every record rd has left, through the fast path where it can. */
+void vt_replay_read(vt_replay *rp, vt_reader *rd);
 
 /* Settles the lazily kept peak values (call once, after the last record). Trackers
  * shared between replays (global, merged) must be final, i.e. all replays done. */

@@ -34,6 +34,20 @@ void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, int nframes, int
         fprintf(f, "%*s<- ... %u more\n", indent, "", s->nframes - (uint32_t)nframes);
 }
 
+void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, int nframes)
+{
+    const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
+    if (!s || !s->nframes) {
+        fputs("[no stack]\n", f);
+        return;
+    }
+    for (uint32_t i = 0; i < s->nframes && i < (uint32_t)nframes; i++) {
+        if (i) fputs(" <- ", f);
+        vt_show_frame(f, &s->frames[i]);
+    }
+    fputc('\n', f);
+}
+
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site)
 {
     const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
@@ -61,8 +75,13 @@ void vt_show_row_json(vt_json *j, const vt_analysis *a, vt_by by, const vt_row *
 {
     vt_json_obj(j, NULL);
     if (by == VT_BY_KIND) vt_json_str(j, "kind", vt_kind_name(r->key));
+    else if (by == VT_BY_LAYER) vt_json_str(j, "layer", r->key == UINT32_MAX ? NULL : vt_row_name(a, by, r->key));
     else if (by != VT_BY_SITE) vt_json_str(j, by == VT_BY_FUNCTION ? "function" : "module",
                                            vt_row_name(a, by, r->key));
+    if (by == VT_BY_LAYER) {
+        vt_json_u64(j, "max_bytes", r->max_bytes);
+        vt_json_u64(j, "max_time_ns", r->max_time);
+    }
     vt_json_u64(j, "bytes", r->bytes);
     vt_json_u64(j, "live_count", r->count);
     vt_json_u64(j, "count", r->nallocs);

@@ -16,6 +16,8 @@ void vt_show_frame(FILE *f, const vt_site_frame *fr);
 /* The first frame of site s, then up to nframes-1 outer frames on lines of their own,
  * each indented by `indent` spaces and led by "<- ". Ends with a newline. */
 void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, int nframes, int indent);
+/* Up to nframes frames of site s on one line, joined by " <- ", then a newline. */
+void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, int nframes);
 /* The site as a JSON array member "frames": [...]. */
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site);
 /* A row of sites as a JSON object: bytes, live_count, count, total_bytes, frames. */

@@ -20,6 +20,26 @@ int vt_sites_is_plumbing(const char *m)
            strncmp(m, "libvramtrace", 12) == 0;
 }
 
+/* The CUDA runtime linked statically into the program (vt-bert, nvcc's default) lives in
+ * the program's own module, so the module test above misses it: its internal symbols are
+ * named libcudart_static_<hash>, its API entry points cudaXxx, the driver's cuXxx. Only
+ * resolved native frames qualify, and only innermost (the caller folds a prefix). */
+int vt_sites_is_plumbing_function(const char *f)
+{
+    if (!f) return 0;
+    if (strncmp(f, "libcudart_static_", 17) == 0 || strncmp(f, "__cudart", 8) == 0) return 1;
+    if (f[0] != 'c' || f[1] != 'u') return 0;
+    if (f[2] >= 'A' && f[2] <= 'Z') return 1;                       /* cuMemAlloc_v2 */
+    return f[2] == 'd' && f[3] == 'a' && f[4] >= 'A' && f[4] <= 'Z'; /* cudaMalloc */
+}
+
+static int is_plumbing_frame(const vt_site_frame *f)
+{
+    if (f->kind != VT_FRAME_NATIVE) return 0;
+    return vt_sites_is_plumbing(f->module) ||
+           (f->resolved && vt_sites_is_plumbing_function(f->function));
+}
+
 /* Interned copy: frames of thousands of sites share their strings. */
 static const char *name(vt_sites *ss, const char *s)
 {
@@ -139,8 +159,7 @@ uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t 
     /* Drop the innermost plumbing frames, keeping the outermost one of them when
      * nothing else is left (a stack cut at the driver still says where it was). */
     size_t skip = 0;
-    while (skip < n && fr[skip].kind == VT_FRAME_NATIVE && vt_sites_is_plumbing(fr[skip].module))
-        skip++;
+    while (skip < n && is_plumbing_frame(&fr[skip])) skip++;
     if (skip == n && n) skip = n - 1;
 
     char *key = NULL;

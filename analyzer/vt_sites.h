@@ -54,6 +54,11 @@ int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym);
  * recorder itself (libvramtrace*). */
 int vt_sites_is_plumbing(const char *module_base);
 
+/* A function is CUDA plumbing when it is the statically linked runtime's
+ * (libcudart_static_*, __cudart*), a runtime API entry point (cuda[A-Z]*) or a driver
+ * one (cu[A-Z]*): innermost frames of those fold away whatever module holds them. */
+int vt_sites_is_plumbing_function(const char *function);
+
 void vt_sites_free(vt_sites *ss);
 
 #endif /* VT_SITES_H */

@@ -50,6 +50,11 @@ typedef struct {
 } vt_sym_mod;
 
 typedef struct {
+    uint64_t bias;
+    size_t   mod;            /* index in s->mods */
+} vt_sym_ord;
+
+typedef struct {
     uint64_t ip;
     uint32_t first;          /* innermost frame in s->frames */
     uint16_t n;              /* frames; 0 marks an empty slot */
@@ -74,7 +79,7 @@ struct vt_sym {
     vt_sym_mod *mods;
     size_t      nmods, capmods;
     uint64_t    seq;
-    uint32_t   *order;        /* module indices sorted by bias */
+    vt_sym_ord *order;        /* modules sorted by bias */
     uint64_t   *maxend;       /* maxend[i]: highest end among order[0..i] */
     bool        order_stale;
 
@@ -345,7 +350,7 @@ int vt_sym_add_module(vt_sym *s, const char *path, uint64_t bias, uint64_t size,
             vt_sym_mod *t = realloc(s->mods, cap * sizeof *t);
             if (t == NULL) return -1;
             s->mods = t;
-            uint32_t *o = realloc(s->order, cap * sizeof *o);
+            vt_sym_ord *o = realloc(s->order, cap * sizeof *o);
             if (o == NULL) return -1;
             s->order = o;
             uint64_t *e = realloc(s->maxend, cap * sizeof *e);
@@ -371,25 +376,20 @@ int vt_sym_add_module(vt_sym *s, const char *path, uint64_t bias, uint64_t size,
     return 0;
 }
 
-static vt_sym *vt_sym_sort_ctx; /* qsort has no context argument; set only while sorting */
-
 static int vt_sym_cmp_bias(const void *a, const void *b)
 {
-    uint64_t x = vt_sym_sort_ctx->mods[*(const uint32_t *)a].bias;
-    uint64_t y = vt_sym_sort_ctx->mods[*(const uint32_t *)b].bias;
+    uint64_t x = ((const vt_sym_ord *)a)->bias, y = ((const vt_sym_ord *)b)->bias;
     return x < y ? -1 : x > y;
 }
 
 static void vt_sym_sort(vt_sym *s)
 {
-    for (size_t i = 0; i < s->nmods; i++) s->order[i] = (uint32_t)i;
-    vt_sym_sort_ctx = s;
+    for (size_t i = 0; i < s->nmods; i++) s->order[i].bias = s->mods[i].bias, s->order[i].mod = i;
     qsort(s->order, s->nmods, sizeof *s->order, vt_sym_cmp_bias);
-    vt_sym_sort_ctx = NULL;
     uint64_t hi = 0;
     for (size_t i = 0; i < s->nmods; i++) {
-        const vt_sym_mod *m = &s->mods[s->order[i]];
-        uint64_t end = m->bias + m->size;
+        const vt_sym_mod *m = &s->mods[s->order[i].mod];
+        uint64_t end = m->bias + m->size < m->bias ? UINT64_MAX : m->bias + m->size;
         if (end > hi) hi = end;
         s->maxend[i] = hi;
     }
@@ -402,11 +402,11 @@ static vt_sym_mod *vt_sym_find_mod(vt_sym *s, uint64_t ip)
     size_t lo = 0, hi = s->nmods; /* first index whose bias > ip */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (s->mods[s->order[mid]].bias <= ip) lo = mid + 1; else hi = mid;
+        if (s->order[mid].bias <= ip) lo = mid + 1; else hi = mid;
     }
     vt_sym_mod *best = NULL;
     for (size_t i = lo; i-- > 0 && s->maxend[i] > ip;) {
-        vt_sym_mod *m = &s->mods[s->order[i]];
+        vt_sym_mod *m = &s->mods[s->order[i].mod];
         if (ip - m->bias < m->size && (best == NULL || m->seq > best->seq)) best = m;
     }
     return best;
@@ -475,8 +475,9 @@ static char *vt_sym_path_by_id(vt_sym *s, const vt_sym_mod *m)
 static void vt_sym_open(vt_sym *s, vt_sym_mod *m)
 {
     m->state = VT_SYM_MOD_NOSYM;
-    /* The vdso, anonymous or pathless objects: nothing on disk to read. */
-    if (m->path[0] != '/') return;
+    /* The vdso ("linux-vdso.so.1") and anonymous objects: nothing on disk to read. A
+     * relative path (dlopen("./x.so")) is tried as it is, then in the search dirs. */
+    if (strchr(m->path, '/') == NULL) return;
 
     vt_sym_miss why = {0};
     const char *file = m->path;

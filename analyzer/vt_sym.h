@@ -24,7 +24,9 @@ vt_sym *vt_sym_new(void);
 void vt_sym_free(vt_sym *s);
 
 /* Extra folders in which to look for a module by its base name when its recorded path
- * does not exist or its build-id differs (for traces made on another machine). */
+ * does not exist or its build-id differs (for traces made on another machine). libdwfl
+ * also looks there for DIR/.build-id/xx/yyyy[.debug] and debuglink targets. Add them
+ * before the first vt_sym_resolve: modules already opened are not looked for again. */
 int vt_sym_add_search_dir(vt_sym *s, const char *dir);
 
 /* Adds a module as recorded by a VT_REC_MODULE record. A module added again at the same
@@ -45,7 +47,8 @@ int vt_sym_resolve(vt_sym *s, uint64_t ip, vt_frame *out);
 int vt_sym_resolve_inline(vt_sym *s, uint64_t ip, vt_frame *out, size_t max);
 
 /* One line each: a module whose file is missing, or whose build-id differs from the one
- * recorded. Valid until the next call into s. */
+ * recorded (also: not an ELF file, unreadable), as each is first hit; its frames are
+ * module+offset. Valid until the next call into s. See docs/symbols.md. */
 size_t vt_sym_warnings(vt_sym *s, const char *const **lines);
 
 #endif /* VT_SYM_H */

@@ -21,7 +21,7 @@ static int vt_sym_tab_cmp(const void *a, const void *b)
     const vt_sym_cand *x = a, *y = b;
     if (x->e.addr != y->e.addr) return x->e.addr < y->e.addr ? -1 : 1;
     /* libdwfl never picks a label inside a sized symbol's range, then prefers binding. */
-
+    if ((x->e.size != 0) != (y->e.size != 0)) return x->e.size != 0 ? -1 : 1;
     if (x->rank != y->rank) return x->rank > y->rank ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }

@@ -15,7 +15,6 @@
 #include "vt_wrap.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,34 +40,31 @@ void *vt_real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-/* The caller's link map, or NULL (code in no object: a JIT, say). */
-static struct link_map *caller_map(void *ra)
+/* Leaves a "not found" error for dlerror() after a lookup emulated without glibc:
+ * a lookup in the vDSO, which exports only __vdso_* names, fails with name in it. */
+static void set_not_found(vt_dlsym_fn f, const char *name)
 {
-    Dl_info di;
-    struct link_map *lm = NULL;
-    if (!ra || !dladdr1(ra, &di, (void **)&lm, RTLD_DL_LINKMAP)) return NULL;
-    return lm;
+    static void *vdso;  /* the vDSO's handle, looked up once; never closed */
+    if (!vdso) vdso = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY);
+    if (vdso && strncmp(name, "__vdso", 6) != 0) (void)f(vdso, name);
 }
 
-/* RTLD_NEXT relative to the caller: the first object after the caller's in the link-map
- * chain that itself defines name. This is the chain order glibc's own RTLD_NEXT walks
- * for objects of the initial load; for an object dlopen'ed RTLD_LOCAL glibc walks only
- * its load group (a sub-sequence of the chain), so in that case objects of other groups
- * could be found too (documented in docs/design-recorder.md). */
+/* RTLD_NEXT relative to the caller: the first object after the caller's (in
+ * dl_iterate_phdr's order, the link-map chain) whose own dynamic symbol table defines
+ * name. This is glibc's search order for objects of the initial load; for an object
+ * dlopen'ed RTLD_LOCAL glibc walks only its load group (a sub-sequence of the chain), so
+ * a definition in an object of another group may be found where glibc would fail
+ * (docs/design-recorder.md). */
 static void *next_after(vt_dlsym_fn f, const char *name, void *ra)
 {
-    struct link_map *lm = caller_map(ra);
-    if (!lm) return f(RTLD_NEXT, name);
-    for (struct link_map *m = lm->l_next; m; m = m->l_next) {
-        void *p = f(m, name);
-        if (!p) continue;
-        Dl_info di;
-        struct link_map *pm = NULL;
-        if (dladdr1(p, &di, (void **)&pm, RTLD_DL_LINKMAP) && pm == m) {
-            dlerror(); /* the misses before this hit must not be reported */
-            return p;
-        }
+    void *p = NULL;
+    int rc = vt_elf_next(ra, name, &p);
+    if (rc == -2) return f(RTLD_NEXT, name);  /* caller in no object (JIT): after us */
+    if (rc == 0 && p) {
+        dlerror();  /* like glibc's dlsym: a success clears older errors */
+        return p;
     }
+    set_not_found(f, name);
     return NULL;
 }
 
@@ -77,11 +73,10 @@ static void *lookup(vt_dlsym_fn f, void *handle, const char *name, void *ra)
     if (handle == RTLD_NEXT) return next_after(f, name, ra);
     void *p = f(handle, name);
     if (!p && handle == RTLD_DEFAULT) {
-        struct link_map *lm = caller_map(ra);
-        if (lm) {
-            p = f(lm, name);
-            if (p) dlerror();
-        }
+        /* glibc would also search the caller's own load group (RTLD_LOCAL objects) */
+        void *q = vt_dl_scope_lookup(ra, name);
+        if (q) { dlerror(); return q; }
+        (void)f(handle, name);  /* restore the original error */
     }
     return p;
 }
@@ -91,8 +86,11 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
     void *ra = __builtin_return_address(0);
     vt_dlsym_fn f = real_dlsym_get();
     if (VT_UNLIKELY(!f)) return NULL;
-    /* The common path: not a driver name. Only RTLD_NEXT/RTLD_DEFAULT need emulation. */
-    if (name[0] != 'c' || name[1] != 'u') {  /* glibc declares name nonnull */
+    /* The common path: not a driver name ("cu" + capital: cuMemAlloc, not cudnnCreate)
+     * and not the runtime's entry-point lookup. Only RTLD_NEXT/RTLD_DEFAULT need
+     * emulation. (glibc declares name nonnull.) */
+    int driver = name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
+    if (!driver && (name[0] != 'c' || strncmp(name, "cudaGetDriverEntryPoint", 23) != 0)) {
         if (handle != RTLD_NEXT && handle != RTLD_DEFAULT) return f(handle, name);
         return lookup(f, handle, name, ra);
     }
@@ -104,7 +102,7 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
     }
     if (vt_is_self((uintptr_t)p)) {
         /* The global scope found our own export (we are preloaded, so first). */
-        if (!strncmp(name, "cuda", 4)) {  /* cudaGetDriverEntryPoint*: only if a runtime is there */
+        if (!driver) {  /* cudaGetDriverEntryPoint*: only if a runtime is there */
             void *next = vt_runtime_next(name, ra);
             if (!next) (void)f(RTLD_NEXT, name);
             return !next ? NULL : vt_g.lookups_on ? p : next;
@@ -117,5 +115,5 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
         }
         return q;
     }
-    return vt_wrap_identify(name, p, VT_LOOKUP_DLSYM, 0, ra);
+    return driver ? vt_wrap_identify(name, p, VT_LOOKUP_DLSYM, 0, ra) : p;
 }

@@ -15,7 +15,6 @@
 #include "vt_wrap.h"
 
 #include <dlfcn.h>
-#include <link.h>
 
 static inline uint64_t lookup_info(unsigned version, unsigned long long flags)
 {
@@ -60,13 +59,8 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
  * (a few hundred per process at most). */
 void *vt_runtime_next(const char *name, void *ra)
 {
-    void *p = NULL;
-    Dl_info di;
-    struct link_map *lm = NULL;
-    if (ra && dladdr1(ra, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
-        p = vt_real_dlsym(lm, name);
-        if (p && vt_is_self((uintptr_t)p)) p = NULL;
-    }
+    void *p = vt_dl_scope_lookup(ra, name);
+    if (p && vt_is_self((uintptr_t)p)) p = NULL;
     if (!p) p = vt_real_dlsym(RTLD_NEXT, name);
     if (p && vt_is_self((uintptr_t)p)) p = NULL;
     dlerror();

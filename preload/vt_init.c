@@ -154,6 +154,7 @@ static int start_locked(void)
         close(fd);
         return -1;
     }
+    vt_py_try_init();  /* a Python process: its frames go into the stacks */
     if (vt_writer_start(fd)) {
         vt_warn("cannot start the writer thread; tracing disabled");
         close(fd);
@@ -232,6 +233,7 @@ __attribute__((constructor)) static void vt_constructor(void)
     vt_g.start_real_ns = (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec;
     vt_g.pid = getpid();
     dl_iterate_phdr(self_cb, (void *)(uintptr_t)&vt_constructor);
+    vt_elf_init();
     (void)vt_real_dlsym(RTLD_DEFAULT, "");  /* resolves glibc's dlsym before threads exist */
     dlerror();
 
@@ -240,6 +242,8 @@ __attribute__((constructor)) static void vt_constructor(void)
         return;
     }
     vt_g.lookups_on = 1;
+    vt_scope_init();
+    vt_py_init();
     pthread_atfork(NULL, NULL, vt_fork_child);
     atexit(vt_atexit);
     atomic_store(&vt_g.state, VT_ST_IDLE);

@@ -34,6 +34,7 @@ typedef struct {
     int      debug;
     int      disable;
     int      libunwind;           /* VRAMTRACE_LIBUNWIND=1: every stack through libunwind */
+    int      python;              /* VRAMTRACE_PYTHON: Python frames in stacks (default 1) */
     uint32_t ring_slots;          /* power of two */
     int      rank;                /* RANK, else LOCAL_RANK, else -1 */
     int      descendant;          /* started by exec from a traced process */
@@ -115,6 +116,19 @@ int vt_start(void);
  * is our own export. */
 void *vt_real_dlsym(void *handle, const char *name);
 
+/* ELF lookups in loaded objects (vt_elf.c). */
+typedef struct { uintptr_t addr; int needs_glibc; } vt_elf_sym;
+/* name in one object's own dynamic symbol table (base = load bias, dynamic = its
+ * PT_DYNAMIC in memory). 0 found, -1 not. needs_glibc: IFUNC or TLS, ask dlsym. */
+int vt_elf_lookup(uintptr_t base, const void *dynamic, const char *name, vt_elf_sym *out);
+/* RTLD_NEXT for a caller at ra: 0 found (*out), -1 no later object defines name,
+ * -2 ra is in no object. */
+int vt_elf_next(const void *ra, const char *name, void **out);
+void vt_elf_init(void);  /* constructor: counts the objects of the initial load */
+/* What the object holding ra would find among itself and its dependencies (a real
+ * handle from dlopen(RTLD_NOLOAD); the global scope for the main program). */
+void *vt_dl_scope_lookup(const void *ra, const char *name);
+
 /* Turns tracing off after an I/O error (called by the writer thread). */
 void vt_disable(void);
 
@@ -154,14 +168,75 @@ uint64_t vt_side_dropped(void);   /* records refused because the buffer hit its 
 int      vt_stack_init(void);
 int      vt_unwind_init(void);
 typedef struct vt_memo vt_memo;
+/* A native walk as the memo keeps it: the frames kept (the recorder's own skipped, cut
+ * to the depth), innermost first, with the stack pointer of each frame's function. */
+typedef struct {
+    uint64_t         hash;  /* of ips[0..n) */
+    uint32_t         id;    /* their stack id when recorded alone; 0 = not looked up */
+    uint32_t         n;
+    void *const     *ips;
+    const uintptr_t *sps;
+} vt_walk;
 int      vt_unwind_memo_init(void);
 vt_memo *vt_unwind_memo(int max);                      /* this thread's memo, NULL if none */
-void     vt_unwind_memo_commit(vt_memo *m, uint32_t id); /* remember the walk just done */
-/* Return addresses from the caller of vt_unwind outwards: how many; -1 when libunwind
- * must do this stack; 0 with *hit set when the memo knows the stack's id. */
-int      vt_unwind(void **ips, int max, vt_memo *m, uint32_t *hit);
+/* Remembers the walk just done (its reads) with what it produced. */
+void     vt_unwind_memo_commit(vt_memo *m, const vt_walk *w);
+/* Sets the id of the memo entry w came from (w as returned by vt_unwind). */
+void     vt_unwind_memo_set_id(const vt_walk *w, uint32_t id);
+/* Return addresses from the caller of vt_unwind outwards (and, when sps is not NULL,
+ * the stack pointer of each one's function): how many; -1 when libunwind must do this
+ * stack; 0 with *hit set when the memo knows the walk. */
+int      vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit);
+uintptr_t vt_unwind_stack_hi(void); /* this thread's stack top, 0 unknown */
 uint32_t vt_stack_capture(void);   /* id of the caller's stack, 0 = none */
 uint64_t vt_stack_dropped(void);   /* stacks recorded as 0 because the tables were full */
+
+/* ------------------------------------------------------------------------ *
+ *  Interned strings (vt_str.c): text -> STRING id, a STRING record once
+ * ------------------------------------------------------------------------ */
+#define VT_STR_MAX 4096           /* longer strings are cut */
+uint32_t vt_str_intern(const char *s, size_t n);  /* 0: table full or empty string */
+uint64_t vt_str_dropped(void);    /* texts refused because the table was full */
+uint64_t vt_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* ------------------------------------------------------------------------ *
+ *  Scopes (vt_scope.c, vt_nvtx.c): NVTX ranges and module names per thread
+ * ------------------------------------------------------------------------ */
+#define VT_SCOPE_MAX 64           /* scope frames per stack */
+/* Nonzero while this thread may have a scope (the capture's fast test). */
+extern VT_TLS uint32_t vt_scope_live;
+void vt_scope_init(void);        /* constructor */
+/* This thread's scopes, outermost first, as STRING ids. */
+int  vt_scope_collect(uint32_t *sids, int max);
+/* Range push/pop and start/end for the NVTX callbacks. domain tags a push stack
+ * entry (NULL: NVTX's default domain) so that a domain's pop takes its own range. */
+int      vt_scope_push(uint32_t sid, const void *domain);
+int      vt_scope_pop(const void *domain);
+uint64_t vt_scope_start(uint32_t sid);
+void     vt_scope_end(uint64_t range);
+
+/* ------------------------------------------------------------------------ *
+ *  Python frames (vt_py.c)
+ * ------------------------------------------------------------------------ */
+#define VT_PY_MAX    128          /* Python frames per stack (the innermost ones) */
+#define VT_PY_GROUPS VT_PY_MAX    /* interpreter calls told apart per stack */
+/* The Python frames of the calling thread, innermost first, in groups: the frames one
+ * C-level call of the interpreter loop runs, [end[g-1], end[g]). anchor[g] is an
+ * address on the C stack inside that call's native frame; 0 when the frame must be
+ * found by its return address instead (vt_py_eval_ip). */
+typedef struct {
+    int       n, ngroups;
+    int       by_ip;              /* 3.9: anchors are 0, match by return address */
+    uint32_t  id[VT_PY_MAX];      /* PYFRAME ids */
+    uint16_t  end[VT_PY_GROUPS];
+    uintptr_t anchor[VT_PY_GROUPS];
+} vt_pystack;
+/* 1 once the interpreter's functions were found in the process. */
+extern _Atomic int vt_py_found;
+void vt_py_try_init(void);       /* looks the interpreter up (not on a hot path) */
+int  vt_py_capture(vt_pystack *ps); /* how many frames; 0 for a thread Python never ran on */
+int  vt_py_eval_ip(uintptr_t ip);   /* ip is inside the interpreter loop (3.9) */
+void vt_py_init(void);              /* constructor */
 
 /* ------------------------------------------------------------------------ *
  *  Records (vt_record.c): what the wrappers call after the real call

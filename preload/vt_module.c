@@ -183,6 +183,8 @@ void vt_module_check(void)
     vt_m.adds = c[0];
     vt_m.subs = c[1];
     vt_m.scanned = 1;
+    /* An interpreter loaded by dlopen (an embedding program) is found here. */
+    if (!atomic_load_explicit(&vt_py_found, memory_order_acquire)) vt_py_try_init();
 
     char exe[VT_PATH_MAX];
     for (size_t i = 0; i < vt_m.n; i++) {

@@ -135,70 +135,213 @@ static void leaf_insert(uint64_t h, uint32_t id)
     }
 }
 
-/* Under the mutex: the node (parent, ip), created (and queued) if new; 0 when full. */
-static uint32_t node_get(uint32_t parent, uint64_t ip)
+/* Node values of the three frame kinds share one table: Python and scope values (small
+ * ids) are tagged in the top bits, where no user-space return address has a bit set. */
+#define VT_TAG_PYTHON (1ull << 63)
+#define VT_TAG_SCOPE  (1ull << 62)
+
+/* Under the mutex: the node (parent, value), created (and queued) if new; 0 when full. */
+static uint32_t node_get(uint32_t parent, uint64_t value)
 {
     uint64_t mask = VT_NODE_CAP - 1;
-    for (uint64_t i = node_hash(parent, ip) & mask;; i = (i + 1) & mask) {
+    for (uint64_t i = node_hash(parent, value) & mask;; i = (i + 1) & mask) {
         vt_node_ent *e = &vt_st.node[i];
         if (e->id == 0) {
             if (vt_st.next_id > VT_NODES_MAX) return 0;
-            e->ip = ip;
+            e->ip = value;
             e->parent = parent;
             e->id = vt_st.next_id++;
-            vt_rec r = { .type = VT_REC_STACK, .kind = VT_FRAME_NATIVE, .device = -1,
-                         .id = e->id, .parent = parent, .addr = ip };
+            unsigned kind = value & VT_TAG_PYTHON ? VT_FRAME_PYTHON : value & VT_TAG_SCOPE ? VT_FRAME_SCOPE
+                                                                                          : VT_FRAME_NATIVE;
+            vt_rec r = { .type = VT_REC_STACK, .kind = (uint8_t)kind, .device = -1,
+                         .id = e->id, .parent = parent, .addr = value & ~(VT_TAG_PYTHON | VT_TAG_SCOPE) };
             vt_side_push(&r);
             return e->id;
         }
-        if (e->ip == ip && e->parent == parent) return e->id;
+        if (e->ip == value && e->parent == parent) return e->id;
     }
 }
 
 /* ------------------------------------------------------------------------ *
- *  Capture
+ *  Splicing: Python frames and scopes into the native stack
  * ------------------------------------------------------------------------ */
-uint32_t vt_stack_capture(void)
+/* The native frame whose stack range holds a, or n when none of the walked frames
+ * does (the anchor is further out than the walk went). Frame i spans [sps[i], sps[i+1]);
+ * the range of the outermost walked frame is not known, so it never matches. */
+static int frame_of(const uintptr_t *sps, int n, uintptr_t a)
 {
-    int depth = vt_g.cfg.depth;
-    if (depth <= 0 || !vt_st.leaf) return 0;
-    void *buf[VT_DEPTH_MAX + VT_SKIP_MAX];
-    vt_memo *m = NULL;
-    uint32_t hit = 0;
-    int n = -1;
-    if (VT_LIKELY(!vt_g.cfg.libunwind)) {
-        m = vt_unwind_memo(depth + VT_SKIP_MAX);
-        n = vt_unwind(buf, depth + VT_SKIP_MAX, m, &hit);
+    if (!a || !sps || n < 2 || a < sps[0] || a >= sps[n - 1]) return n;
+    int lo = 0, hi = n - 1;      /* sps[lo] <= a < sps[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (sps[mid] <= a) lo = mid;
+        else hi = mid;
     }
-    if (VT_LIKELY(hit)) return hit;
-    if (VT_UNLIKELY(n < 0)) { n = unw_backtrace(buf, depth + VT_SKIP_MAX); m = NULL; }
-    int s = 0;
-    while (s < n && vt_is_self((uintptr_t)buf[s])) s++;
-    n -= s;
-    if (n > depth) n = depth;
-    if (n <= 0) return 0;
-    void **ips = buf + s;
+    return lo;
+}
 
-    uint64_t h = hash_ips(ips, n);
-    uint32_t id = leaf_find(h);
-    if (VT_LIKELY(id)) {
-        vt_unwind_memo_commit(m, id);
-        return id;
+/* What a stack is made of besides its native frames. */
+typedef struct {
+    int        nscope;
+    uint32_t   scope[VT_SCOPE_MAX];      /* outermost first */
+    vt_pystack py;
+    int        at[VT_PY_GROUPS];         /* native frame each Python group goes inside of */
+} vt_extra;
+
+/* The id of the stack made of the native walk w (ips may be the memo's copy) and x. */
+static uint32_t splice(const vt_walk *w, vt_extra *x)
+{
+    int n = (int)w->n;
+    vt_pystack *ps = &x->py;
+    /* where each group goes */
+    int next_eval = 0;
+    for (int g = 0; g < ps->ngroups; g++) {
+        if (ps->anchor[g]) {
+            x->at[g] = frame_of(w->sps, n, ps->anchor[g]);
+        } else if (ps->by_ip) {
+            /* 3.9: the next native frame inside the interpreter loop */
+            while (next_eval < n && !vt_py_eval_ip((uintptr_t)w->ips[next_eval])) next_eval++;
+            x->at[g] = next_eval < n ? next_eval++ : n;
+        } else {
+            x->at[g] = n;
+        }
     }
+    /* the key: the native walk, then the scopes, then each group with its place */
+    uint64_t h = mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
+    for (int i = 0; i < x->nscope; i++) h = mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
+    for (int g = 0, i = 0; g < ps->ngroups; g++) {
+        h = mix(h ^ ((uint64_t)(uint32_t)x->at[g] << 32 | ps->end[g]), 0xe7037ed1a0b428dbull);
+        for (; i < ps->end[g]; i++) h = mix(h ^ ps->id[i], 0xa0761d6478bd642full);
+    }
+    if (!h) h = 1;
+    uint32_t id = leaf_find(h);
+    if (VT_LIKELY(id)) return id;
 
     pthread_mutex_lock(&vt_st.mu);
     id = leaf_find(h);
     if (!id) {
         uint32_t parent = 0;
-        for (int i = n - 1; i >= 0; i--) {   /* outermost first */
-            parent = node_get(parent, (uint64_t)(uintptr_t)ips[i]);
-            if (!parent) break;
+        int ok = 1;
+        for (int i = 0; i < x->nscope && ok; i++) ok = (parent = node_get(parent, VT_TAG_SCOPE | x->scope[i])) != 0;
+        /* outermost first: a native frame, then the groups that go inside it (outer
+         * groups first, each from its outermost frame) */
+        for (int f = n; f >= 0 && ok; f--) {
+            if (f < n) ok = (parent = node_get(parent, (uint64_t)(uintptr_t)w->ips[f])) != 0;
+            for (int g = ps->ngroups - 1; g >= 0 && ok; g--) {
+                if (x->at[g] != f) continue;
+                int lo = g ? ps->end[g - 1] : 0;
+                for (int i = ps->end[g] - 1; i >= lo && ok; i--)
+                    ok = (parent = node_get(parent, VT_TAG_PYTHON | ps->id[i])) != 0;
+            }
         }
-        id = parent;
+        id = ok ? parent : 0;
         if (id) leaf_insert(h, id);
     }
     pthread_mutex_unlock(&vt_st.mu);
-    if (!id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
-    else vt_unwind_memo_commit(m, id);
     return id;
+}
+
+/* Under no lock: the stack id of the native frames alone. */
+static uint32_t native_id(const vt_walk *w)
+{
+    uint32_t id = leaf_find(w->hash);
+    if (VT_LIKELY(id)) return id;
+    pthread_mutex_lock(&vt_st.mu);
+    id = leaf_find(w->hash);
+    if (!id) {
+        uint32_t parent = 0;
+        for (int i = (int)w->n - 1; i >= 0; i--) {   /* outermost first */
+            parent = node_get(parent, (uint64_t)(uintptr_t)w->ips[i]);
+            if (!parent) break;
+        }
+        id = parent;
+        if (id) leaf_insert(w->hash, id);
+    }
+    pthread_mutex_unlock(&vt_st.mu);
+    return id;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Capture
+ * ------------------------------------------------------------------------ */
+/* Rare paths of a capture that has scopes or Python frames: kept out of line so the
+ * native-only path stays small. Returns 0 when there is nothing to add. */
+static __attribute__((noinline)) int extra_of(vt_extra *x)
+{
+    x->nscope = vt_scope_live ? vt_scope_collect(x->scope, VT_SCOPE_MAX) : 0;
+    x->py.n = x->py.ngroups = 0;
+    if (atomic_load_explicit(&vt_py_found, memory_order_acquire)) vt_py_capture(&x->py);
+    return x->nscope || x->py.n;
+}
+
+static __attribute__((noinline)) uint32_t capture_extra(const vt_walk *w, vt_extra *x)
+{
+    uint32_t id = splice(w, x);
+    if (!id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
+    return id;
+}
+
+/* libunwind, for the stacks the cached walker cannot do, keeping each frame's stack
+ * pointer (Python frames are placed by it). */
+static __attribute__((noinline)) int unwind_slow(void **ips, uintptr_t *sps, int max)
+{
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    if (unw_getcontext(&ctx) || unw_init_local(&cur, &ctx)) return 0;
+    int n = 0;
+    while (n < max && unw_step(&cur) > 0) {
+        unw_word_t ip, sp;
+        if (unw_get_reg(&cur, UNW_REG_IP, &ip) || unw_get_reg(&cur, UNW_REG_SP, &sp) || !ip) break;
+        ips[n] = (void *)(uintptr_t)ip;
+        sps[n++] = (uintptr_t)sp;
+    }
+    return n;
+}
+
+uint32_t vt_stack_capture(void)
+{
+    int depth = vt_g.cfg.depth;
+    if (depth <= 0 || !vt_st.leaf) return 0;
+    void *buf[VT_DEPTH_MAX + VT_SKIP_MAX];
+    uintptr_t spbuf[VT_DEPTH_MAX + VT_SKIP_MAX];
+    vt_memo *m = NULL;
+    const vt_walk *hit = NULL;
+    int n = -1;
+    /* A thread in a scope or running Python needs more than the native frames. */
+    int more = vt_scope_live || atomic_load_explicit(&vt_py_found, memory_order_relaxed);
+    if (VT_LIKELY(!vt_g.cfg.libunwind)) {
+        m = vt_unwind_memo(depth + VT_SKIP_MAX);
+        n = vt_unwind(buf, spbuf, depth + VT_SKIP_MAX, m, &hit);
+    }
+    vt_extra x;
+    if (VT_LIKELY(hit)) {
+        if (!more || !extra_of(&x)) {
+            if (VT_LIKELY(hit->id)) return hit->id;
+            uint32_t id = native_id(hit);
+            if (id) vt_unwind_memo_set_id(hit, id);
+            else atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
+            return id;
+        }
+        return capture_extra(hit, &x);
+    }
+    const uintptr_t *sps = spbuf;
+    if (VT_UNLIKELY(n < 0)) {
+        m = NULL;
+        if (more) n = unwind_slow(buf, spbuf, depth + VT_SKIP_MAX);
+        else { n = unw_backtrace(buf, depth + VT_SKIP_MAX); sps = NULL; }
+    }
+    int s = 0;
+    while (s < n && vt_is_self((uintptr_t)buf[s])) s++;
+    n -= s;
+    if (n > depth) n = depth;
+    if (n <= 0) return 0;
+    vt_walk w = { hash_ips(buf + s, n), 0, (uint32_t)n, buf + s, sps ? sps + s : NULL };
+    if (more && extra_of(&x)) {
+        vt_unwind_memo_commit(m, &w);
+        return capture_extra(&w, &x);
+    }
+    w.id = native_id(&w);
+    if (!w.id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
+    else vt_unwind_memo_commit(m, &w);
+    return w.id;
 }

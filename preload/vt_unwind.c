@@ -522,6 +522,11 @@ static inline const vt_rule_ent *rule_of(uintptr_t ip, vt_rule_ent *tmp)
 /* ------------------------------------------------------------------------ *
  *  The walk
  * ------------------------------------------------------------------------ */
+uintptr_t vt_unwind_stack_hi(void)
+{
+    return vt_stack_hi > 1 ? vt_stack_hi : 0;
+}
+
 static uintptr_t stack_hi(uintptr_t rsp)
 {
     uintptr_t hi = vt_stack_hi;
@@ -559,12 +564,15 @@ static uintptr_t stack_hi(uintptr_t rsp)
 
 typedef struct {
     uintptr_t rsp0, rbp0;
-    uint32_t  id, nreads;      /* nreads 0: empty */
+    uint32_t  nreads;          /* 0: empty */
     uint64_t *rv;              /* nreads pairs (address, value) */
+    vt_walk   w;               /* what the walk produced (w.ips, w.sps point into fr) */
+    uintptr_t *fr;             /* room for ips and sps, fmax each */
 } vt_memo_ent;
 
 struct vt_memo {
     uint32_t    cap;           /* reads per entry */
+    uint32_t    fmax;          /* frames per entry */
     uint32_t    next;          /* round-robin replacement */
     uintptr_t   rsp0, rbp0;    /* the walk in progress */
     uint32_t    s_n;
@@ -597,30 +605,48 @@ vt_memo *vt_unwind_memo(int max)
     vt_memo *m = vt_memo_tls;
     if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
-    size_t bytes = sizeof *m + (size_t)(VT_MEMO_WAYS + 1) * cap * 16;
+    uint32_t fmax = (uint32_t)max;
+    size_t bytes = sizeof *m + (size_t)(VT_MEMO_WAYS + 1) * cap * 16 + (size_t)VT_MEMO_WAYS * fmax * 16;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     m = p;
     m->cap = cap;
+    m->fmax = fmax;
     m->bytes = bytes;
     uint64_t *rv = (uint64_t *)(m + 1);
     m->scratch = rv;
-    for (int i = 0; i < VT_MEMO_WAYS; i++) m->ent[i].rv = rv + (size_t)(i + 1) * cap * 2;
+    uintptr_t *fr = (uintptr_t *)(rv + (size_t)(VT_MEMO_WAYS + 1) * cap * 2);
+    for (int i = 0; i < VT_MEMO_WAYS; i++) {
+        m->ent[i].rv = rv + (size_t)(i + 1) * cap * 2;
+        m->ent[i].fr = fr + (size_t)i * fmax * 2;
+    }
     if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
     vt_memo_tls = m;
     return m;
 }
 
-void vt_unwind_memo_commit(vt_memo *m, uint32_t id)
+void vt_unwind_memo_commit(vt_memo *m, const vt_walk *w)
 {
-    if (!m || !m->s_ok || !id || !m->s_n) return;
+    if (!m || !m->s_ok || !m->s_n || !w->n || w->n > m->fmax) return;
     vt_memo_ent *e = &m->ent[m->next++ % VT_MEMO_WAYS];
     e->nreads = 0;
     e->rsp0 = m->rsp0;
     e->rbp0 = m->rbp0;
-    e->id = id;
     memcpy(e->rv, m->scratch, (size_t)m->s_n * 16);
+    memcpy(e->fr, w->ips, (size_t)w->n * sizeof(uintptr_t));
+    e->w = *w;
+    e->w.ips = (void *const *)e->fr;
+    e->w.sps = NULL;
+    if (w->sps) {
+        memcpy(e->fr + m->fmax, w->sps, (size_t)w->n * sizeof(uintptr_t));
+        e->w.sps = e->fr + m->fmax;
+    }
     e->nreads = m->s_n;
+}
+
+void vt_unwind_memo_set_id(const vt_walk *w, uint32_t id)
+{
+    ((vt_walk *)w)->id = id;  /* w is this thread's own memo entry */
 }
 
 static inline int memo_match(const vt_memo_ent *e)
@@ -636,9 +662,11 @@ static inline int memo_match(const vt_memo_ent *e)
  *  The walk
  * ------------------------------------------------------------------------ */
 /* Fills ips with return addresses, the first being the return address into the
- * caller of vt_unwind. Returns how many, or -1 when a frame needs libunwind. With a
- * memo: returns 0 and sets *hit when a memoized walk matches. */
-__attribute__((noinline)) int vt_unwind(void **ips, int max, vt_memo *m, uint32_t *hit)
+ * caller of vt_unwind, and sps (when not NULL) with the stack pointer of the function
+ * each return address is in (its frame spans [sps[i], sps[i + 1])). Returns how many,
+ * or -1 when a frame needs libunwind. With a memo: returns 0 and sets *hit when a
+ * memoized walk matches. */
+__attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t ip = (uintptr_t)__builtin_return_address(0);
@@ -653,7 +681,7 @@ __attribute__((noinline)) int vt_unwind(void **ips, int max, vt_memo *m, uint32_
         for (int i = 0; i < VT_MEMO_WAYS; i++) {
             const vt_memo_ent *e = &m->ent[i];
             if (e->nreads && e->rsp0 == rsp && e->rbp0 == rbp && memo_match(e)) {
-                *hit = e->id;
+                *hit = &e->w;
                 return 0;
             }
         }
@@ -673,6 +701,7 @@ __attribute__((noinline)) int vt_unwind(void **ips, int max, vt_memo *m, uint32_
     vt_rule_ent tmp;
     int n = 0;
     for (;;) {
+        if (sps) sps[n] = rsp;
         ips[n++] = (void *)ip;
         if (n >= max) break;
         const vt_rule_ent *e = rule_of(ip, &tmp);

@@ -55,15 +55,12 @@ const vt_helpers *vt_wrap_helpers(void)
     return atomic_load_explicit(&vt_helpers_p, memory_order_acquire);
 }
 
-/* dlsym in one object only: a handle lookup also searches the object's dependencies. */
+/* name in this object's own symbol table (the object is pinned by drv_of). */
 static void *sym_in(struct link_map *lm, const char *name)
 {
-    void *p = vt_real_dlsym(lm, name);
-    if (!p) return NULL;
-    Dl_info di;
-    struct link_map *pm = NULL;
-    if (!dladdr1(p, &di, (void **)&pm, RTLD_DL_LINKMAP) || pm != lm) return NULL;
-    return p;
+    vt_elf_sym s;
+    if (vt_elf_lookup(lm->l_addr, lm->l_ld, name, &s) || s.needs_glibc) return NULL;
+    return (void *)s.addr;
 }
 
 static void fill_helpers(vt_helpers *h, struct link_map *lm)
@@ -98,7 +95,7 @@ static vt_drvobj *drv_of(void *p)
         d->base = base;
         /* Keep the object loaded: our slots will point into it. RTLD_NOLOAD only takes a
          * reference to what is already there. */
-        if (di.dli_fname && di.dli_fname[0]) (void)dlopen(di.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+        if (lm->l_prev && lm->l_name && lm->l_name[0]) (void)dlopen(lm->l_name, RTLD_NOLOAD | RTLD_LAZY);
         for (int v = 0; v < VT_NVARIANTS; v++) d->addr[v] = sym_in(lm, vt_variants[v].name);
         fill_helpers(&d->h, lm);
         d->helpers_ok = d->h.ctx_get_device && d->h.device_get_count && d->h.device_get;
@@ -128,14 +125,6 @@ static void helpers_from_libcuda(void)
 /* ------------------------------------------------------------------------ *
  *  Direct-link resolution
  * ------------------------------------------------------------------------ */
-static void *caller_lookup(const char *name, void *ra)
-{
-    Dl_info di;
-    struct link_map *lm = NULL;
-    if (!ra || !dladdr1(ra, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return NULL;
-    return vt_real_dlsym(lm, name);
-}
-
 void *vt_wrap_resolve(int id, void *ra)
 {
     const char *name = vt_variants[id].name;
@@ -149,7 +138,7 @@ void *vt_wrap_resolve(int id, void *ra)
         if (h) p = vt_real_dlsym(h, name);
     }
     /* 3. Whatever the caller itself would find among its own dependencies. */
-    if (!p) p = caller_lookup(name, ra);
+    if (!p) p = vt_dl_scope_lookup(ra, name);
     dlerror();
     if (!p || vt_is_self((uintptr_t)p)) return NULL;
     void *expect = NULL;

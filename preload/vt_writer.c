@@ -235,6 +235,8 @@ static void *writer_main(void *arg)
             uint64_t lost = vt_ring_lost() + vt_side_dropped(), nostack = vt_stack_dropped();
             if (lost) vt_warn("%llu events were dropped (the writer fell behind)", (unsigned long long)lost);
             if (nostack) vt_warn("%llu events have no stack (stack tables full)", (unsigned long long)nostack);
+            uint64_t nostr = vt_str_dropped();
+            if (nostr) vt_warn("%llu scope or Python names were left out (string table full)", (unsigned long long)nostr);
             if (close(vt_w.fd) != 0) vt_warn("closing %s: %s", vt_g.path, strerror(errno));
             vt_w.fd = -1;
         }

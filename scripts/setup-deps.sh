@@ -3,8 +3,10 @@
 # apt only for what is missing, so it costs nothing on a machine that has everything.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libunwind-dev libzstd-dev libdw-dev libelf-dev zstd)
+# pictures and exports (docs/pictures.md): pprof needs protobuf-c and zlib; the tests in
+# tests/html need python3, xmllint, and Chromium for the HTML reports (tests/html/browser.py)
+pkgs+=(protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3 libxml2-utils chromium chromium-driver)
 if [ "${VT_WITH_HEAPTRACK:-0}" = 1 ]; then pkgs+=(heaptrack time); fi
-if [ "${VT_WITH_BROWSER:-0}" = 1 ]; then pkgs+=(chromium chromium-driver); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

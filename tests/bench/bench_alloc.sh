@@ -37,14 +37,25 @@ one() {
     || { echo "bench_alloc.sh: run failed: $* $alloc -m $mode -t $t -d $d" >&2; cat "$W/err" >&2; exit 1; }
   echo "$(kv "$line" ns_per_pair) $(kv "$line" cpu_ns_per_pair)"
 }
-cell() { # MODE THREADS DEPTH [PREFIX...]: "wall cpu" medians over RUNS
-  local i
-  for ((i = 0; i < RUNS; i++)); do one "$@"; done > "$W/cell"
-  echo "$(cut -d' ' -f1 "$W/cell" | median) $(cut -d' ' -f2 "$W/cell" | median)"
+# cells THREADS DEPTH: RUNS rounds, each running the four modes once in turn (so that
+# other load on the machine hits them alike); leaves "wall cpu" medians in $W/m.{cu,ct,mu,mh}
+cells() {
+  local t=$1 d=$2 i m
+  : > "$W/r.cu"; : > "$W/r.ct"; : > "$W/r.mu"; : > "$W/r.mh"
+  for ((i = 0; i < RUNS; i++)); do
+    one cuda "$t" "$d" env >> "$W/r.cu"
+    one cuda "$t" "$d" env LD_PRELOAD="$lib" VRAMTRACE_DEPTH="$d" VRAMTRACE_OUTPUT="$W/t-$t-$d.vtrace" >> "$W/r.ct"
+    one malloc "$t" "$d" env >> "$W/r.mu"
+    one malloc "$t" "$d" heaptrack -o "$W/h-$t-$d" >> "$W/r.mh"
+    rm -f "$W"/h-"$t"-"$d"*
+  done
+  for m in cu ct mu mh; do
+    echo "$(cut -d' ' -f1 "$W/r.$m" | median) $(cut -d' ' -f2 "$W/r.$m" | median)" > "$W/m.$m"
+  done
 }
 
 echo "# bench_alloc: $(date -u +%F) $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# PAIRS=$PAIRS RUNS=$RUNS (median), heaptrack $(heaptrack --version 2>/dev/null | awk '{print $2}')"
+echo "# PAIRS=$PAIRS RUNS=$RUNS (median; the four modes alternate within each round), heaptrack $(heaptrack --version 2>/dev/null | awk '{print $2}')"
 hdr="| threads | depth | cuda untraced | cuda traced | vramtrace adds | malloc | malloc + heaptrack | heaptrack adds | adds ratio vt/ht | total ratio vt/ht |"
 sep="|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 fmt='{ va = $4 - $3; ha = $6 - $5
@@ -52,15 +63,13 @@ fmt='{ va = $4 - $3; ha = $6 - $5
 : > "$W/wall"; : > "$W/cpu"; : > "$W/size"
 for t in $THREADS; do
   for d in $DEPTHS; do
-    read -r cuw cuc < <(cell cuda "$t" "$d" env)
-    read -r ctw ctc < <(cell cuda "$t" "$d" env LD_PRELOAD="$lib" VRAMTRACE_DEPTH="$d" VRAMTRACE_OUTPUT="$W/t-$t-$d.vtrace")
+    cells "$t" "$d"
+    read -r cuw cuc < "$W/m.cu"; read -r ctw ctc < "$W/m.ct"
+    read -r muw muc < "$W/m.mu"; read -r mhw mhc < "$W/m.mh"
     st=$("$stat" "$W/t-$t-$d.vtrace") || { echo "bench_alloc.sh: bad trace $W/t-$t-$d.vtrace: $st" >&2; exit 1; }
-    read -r muw muc < <(cell malloc "$t" "$d" env)
-    read -r mhw mhc < <(cell malloc "$t" "$d" heaptrack -o "$W/h-$t-$d")
     echo "$t $d $cuw $ctw $muw $mhw" >> "$W/wall"
     echo "$t $d $cuc $ctc $muc $mhc" >> "$W/cpu"
     echo "| $t | $d | $(kv "$st" events) | $(kv "$st" bytes) | $(kv "$st" bytes_per_event) | $(kv "$st" depth_mean) | $(kv "$st" lost) |" >> "$W/size"
-    rm -f "$W"/h-"$t"-"$d"*
   done
 done
 echo
@@ -79,3 +88,4 @@ echo "|---:|---:|---:|---:|---:|---:|---:|"
 cat "$W/size"
 echo
 echo "# ns per alloc+free pair, per thread; 'adds' = traced minus untraced; ratio target: vramtrace <= 0.5 x heaptrack"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -122,6 +122,48 @@ int main(int argc, char **argv)
         return 1;
     }
     vt_reader_close(&rd);
+
+    /* The event path, both ways: decoded on the worker threads (start_events) and on
+     * this one (start_async), runs of events mixed with vt_reader_next. */
+    for (int mode = 0; mode < 2; mode++) {
+        if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) { fprintf(stderr, "%s\n", msg); return 1; }
+        if (mode == 0) vt_reader_start_events(&rd);
+        else vt_reader_start_async(&rd);
+        k = 0;
+        size_t nev = 0;
+        for (int take_next = 0;; take_next = !take_next) {
+            const vt_ev *ev;
+            size_t n = take_next ? 0 : vt_reader_events(&rd, &ev);
+            for (size_t i = 0; i < n; i++, k++) {
+                const vt_rec *r = k < N ? &recs[k] : NULL;
+                if (!r || ev[i].type != r->type || ev[i].kind != r->kind || ev[i].device != r->device ||
+                    ev[i].stack_id != r->stack_id || ev[i].time_ns != r->time_ns || ev[i].addr != r->addr ||
+                    ev[i].size != r->size) {
+                    fprintf(stderr, "event mismatch at record %zu (mode %d)\n", k, mode);
+                    return 1;
+                }
+            }
+            nev += n;
+            if (n) continue;
+            if (!vt_reader_next(&rd, &x)) break;
+            /* an ALLOC or FREE read one by one carries what vt_ev keeps (event mode) */
+            vt_rec want = recs[k];
+            if (mode == 0 && (x.type == VT_REC_ALLOC || x.type == VT_REC_FREE) && x.tid == 0 && x.stream == 0 &&
+                x.flags == 0)
+                want.tid = 0, want.stream = 0, want.flags = 0;
+            if (k >= N || !same(&x, &want)) {
+                fprintf(stderr, "reader mismatch at record %zu (type %u, mode %d)\n", k, x.type, mode);
+                return 1;
+            }
+            k++;
+        }
+        if (rd.stopped || k != N || !nev) {
+            fprintf(stderr, "event reader (mode %d) stopped after %zu of %d records (%zu events): %s\n", mode, k, N,
+                    nev, rd.err);
+            return 1;
+        }
+        vt_reader_close(&rd);
+    }
     unlink(path);
     printf("%d records: the reader and vt_codec_decode agree\n", N);
     return 0;

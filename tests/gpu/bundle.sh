@@ -10,6 +10,7 @@ cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/fakecuda
 cp -a "$build"/bin/* .gpu/bin/
 cp -a "$build"/lib/*.so* .gpu/lib/ 2>/dev/null || true
+cp -a "$build"/lib/vramtrace_py .gpu/lib/  # the --torch-modules start-up hook
 libdir=/usr/lib/x86_64-linux-gnu
 for l in libunwind.so.8 libunwind-x86_64.so.8 libdw.so.1; do
   cp -L "$libdir/$l" .gpu/lib/

@@ -41,6 +41,20 @@ probe() {
 }
 
 # ---------------------------------------------------------------------------------
+jax() {
+  for mode in default platform; do
+    local env=()
+    [ $mode = platform ] && env=(XLA_PYTHON_CLIENT_ALLOCATOR=platform)
+    env "${env[@]}" "$VT" run --no-summary -o "$W/jax-$mode.vtrace" -- $PY "$root/tests/gpu/jax_train.py" > "$W/jax-$mode.json" 2> "$W/jax-$mode.err"
+    local j; j=$(tail -1 "$W/jax-$mode.json")
+    local ref key
+    if [ $mode = default ]; then key=bytes_limit; else key=peak_bytes_in_use; fi
+    ref=$(echo "$j" | $PY -c "import json,sys; print(json.load(sys.stdin)['$key'])" 2>/dev/null || echo -1)
+    row jax "mlp $mode" "$(mib "$(vt_peak "$W/jax-$mode.vtrace")")" "$(mib "$ref")" "$key"
+    echo "$j"
+  done
+}
+
 frameworks() {
   echo "== frameworks: traced peak next to each framework's own figure"
   # CUDA C: the bundled workload's own bookkeeping is the reference.
@@ -61,7 +75,7 @@ frameworks() {
   for mode in default platform; do
     local env=()
     [ $mode = platform ] && env=(XLA_PYTHON_CLIENT_ALLOCATOR=platform)
-    env "${env[@]}" traced "$W/jax-$mode.vtrace" $PY "$root/tests/gpu/jax_train.py" > "$W/jax-$mode.json" 2> "$W/jax-$mode.err"
+    env "${env[@]}" "$VT" run --no-summary -o "$W/jax-$mode.vtrace" -- $PY "$root/tests/gpu/jax_train.py" > "$W/jax-$mode.json" 2> "$W/jax-$mode.err"
     local j; j=$(tail -1 "$W/jax-$mode.json")
     local ref key
     if [ $mode = default ]; then key=bytes_limit; else key=peak_bytes_in_use; fi
@@ -125,7 +139,7 @@ sections=("$@"); [ ${#sections[@]} -eq 0 ] && sections=(all)
 for s in "${sections[@]}"; do
   case $s in
     all) frameworks; findings; steps; workloads; probe ;;
-    probe|frameworks|steps|workloads|findings|edge|pack) $s ;;
+    probe|frameworks|steps|workloads|findings|edge|pack|jax) $s ;;
     *) echo "run.sh: unknown section $s" >&2; exit 2 ;;
   esac
 done

@@ -74,6 +74,14 @@ int main(int argc, char **argv)
     CHECK(vt_sym_warnings(s, &w) == 1 && same(w[0], "not found: /nonexistent-vt-sym/a.so"),
           "missing: %zu warnings", vt_sym_warnings(s, &w));
 
+    /* A relative path (dlopen("./x.so") records one) is a file to look for, unlike the
+     * vdso's bare name. */
+    CHECK(vt_sym_add_module(s, "./nonexistent-vt-sym/rel.so", 0x30000, 0x1000, NULL, 0) == 0, "add");
+    CHECK(vt_sym_resolve(s, 0x30010, &f) == 0 && same(f.module, "./nonexistent-vt-sym/rel.so") &&
+          f.function == NULL && f.offset == 0x10, "relative: %s", str(f.module));
+    CHECK(vt_sym_warnings(s, &w) == 2 && same(w[1], "not found: ./nonexistent-vt-sym/rel.so"),
+          "relative: %zu warnings", vt_sym_warnings(s, &w));
+
     /* A file that is not ELF. */
     char tmpf[] = "/tmp/vt-sym-unit-XXXXXX";
     int fd = mkstemp(tmpf);
@@ -83,7 +91,7 @@ int main(int argc, char **argv)
     CHECK(vt_sym_resolve(s, 0x20010, &f) == 0 && same(f.module, tmpf) && f.function == NULL, "not ELF");
     char want[128];
     snprintf(want, sizeof want, "not an ELF file: %s", tmpf);
-    CHECK(vt_sym_warnings(s, &w) == 2 && same(w[1], want), "not ELF: %s", vt_sym_warnings(s, &w) == 2 ? w[1] : "-");
+    CHECK(vt_sym_warnings(s, &w) == 3 && same(w[2], want), "not ELF: %s", vt_sym_warnings(s, &w) == 3 ? w[2] : "-");
     unlink(tmpf);
     vt_sym_free(s);
 

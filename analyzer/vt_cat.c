@@ -1,0 +1,275 @@
+/* vt_cat.c - categories: names, the decision per group (rules, then lifetimes), sums. */
+#include "vt_cat.h"
+#include "vt_rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cat_names[VT_CAT_N] = {
+    "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
+    "host_pinned", "other"
+};
+
+const char *vt_cat_name(vt_cat c)
+{
+    return (unsigned)c < VT_CAT_N ? cat_names[c] : "other";
+}
+
+int vt_cat_parse(const char *name)
+{
+    for (int i = 0; i < VT_CAT_N; i++)
+        if (!strcmp(name, cat_names[i])) return i;
+    return -1;
+}
+
+const char *vt_cat_how_text(const vt_cat_row *r)
+{
+    if (!r->bytes) return NULL;
+    if (!r->rule_bytes && !r->inferred_bytes) return "none";   /* categories turned off */
+    if (r->rule_bytes == r->bytes) return "rule";
+    if (r->inferred_bytes == r->bytes) return "inferred";
+    return "mixed";
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Options
+ * ------------------------------------------------------------------------ */
+int vt_cat_wanted(const vt_cat_opts *o)
+{
+    if (o && o->off) return 0;
+    const char *e = getenv("VRAMTRACE_NO_CATEGORIES");
+    return !(e && *e && strcmp(e, "0"));
+}
+
+int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
+{
+    char err[600];
+    vt_rules *r = vt_rules_load(path, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "vramtrace: %s\n", err);
+        return -1;
+    }
+    if (o->user) vt_rules_chain(o->user, r);
+    else o->user = r;
+    return 0;
+}
+
+void vt_cat_opts_free(vt_cat_opts *o)
+{
+    if (!o) return;
+    vt_rules_free(o->user);
+    o->user = NULL;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  The decision
+ * ------------------------------------------------------------------------ */
+/* VRAMTRACE_CAT_DEBUG=1 prints each group's decision on stderr: how rules and
+ * lifetimes were weighed (for writing rules, and for docs/categories.md's accuracy). */
+static void debug_group(const vt_analysis *a, int ti, size_t gi, const vt_group *g,
+                        const vt_rules_match *m, const vt_cat_trace *ct)
+{
+    const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
+    fprintf(stderr, "vramtrace: cat: trace %d group %zu: %s how=%d rule=%s:%u inferred=%s%s "
+            "allocs=%llu bytes=%llu frames:", ti, gi, vt_cat_name((vt_cat)g->cat), g->cat_how,
+            m->matched ? vt_rules_section(a->rules, m->section) : "-", m->matched ? m->line : 0,
+            ct && ct->inferred ? vt_cat_name((vt_cat)ct->inferred[gi]) : "-",
+            ct && ct->evidence && !ct->evidence[gi] ? " (no evidence)" : "",
+            (unsigned long long)g->nallocs, (unsigned long long)g->total_bytes);
+    for (uint32_t i = 0; s && i < s->nframes && i < 4; i++)
+        fprintf(stderr, " %s", s->frames[i].function);
+    fprintf(stderr, "\n");
+}
+
+int vt_cat_assign(vt_analysis *a, vt_cat_opts *o)
+{
+    if (!vt_cat_wanted(o)) {
+        for (int ti = 0; ti < a->n; ti++)
+            for (size_t gi = 0; gi < a->t[ti].rp->ngroups; gi++) {
+                vt_group *g = &a->t[ti].rp->groups[gi];
+                g->cat = g->cls == VT_CLASS_HOST ? VT_CAT_HOST_PINNED : VT_CAT_OTHER;
+                g->cat_how = VT_CAT_HOW_NONE;
+                g->cat_flags = 0;
+                g->cat_rule = 0;
+            }
+        return 0;
+    }
+    char err[600];
+    vt_rules *chain = NULL;
+    if (o && o->user) {
+        chain = o->user;
+        o->user = NULL;
+    }
+    if (!(o && o->no_default_rules)) {
+        vt_rules *def = vt_rules_default(err, sizeof err);
+        if (!def) {
+            fprintf(stderr, "vramtrace: built-in category rules: %s\n", err);
+            vt_rules_free(chain);
+            return -1;
+        }
+        if (chain) vt_rules_chain(chain, def);
+        else chain = def;
+    }
+    a->rules = chain;
+    const char *dbg = getenv("VRAMTRACE_CAT_DEBUG");
+    int debug = dbg && *dbg && strcmp(dbg, "0");
+
+    for (int ti = 0; ti < a->n; ti++) {
+        vt_trace *t = &a->t[ti];
+        vt_replay *rp = t->rp;
+        t->cat = calloc(1, sizeof *t->cat);
+        if (!t->cat || vt_cat_infer(rp, t->cat)) {
+            fprintf(stderr, "vramtrace: out of memory while inferring categories\n");
+            return -1;
+        }
+        if (debug && t->cat->niters) {
+            for (size_t k = 0; k < t->cat->niters; k++)
+                fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",
+                        ti, k, (unsigned long long)t->cat->iters[k].fwd, (unsigned long long)t->cat->iters[k].peak,
+                        (unsigned long long)t->cat->iters[k].bwd_end,
+                        t->cat->iters[k].from_pattern ? " (pattern)" : "");
+        }
+        for (size_t gi = 0; gi < rp->ngroups; gi++) {
+            vt_group *g = &rp->groups[gi];
+            const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
+            vt_rules_match m;
+            memset(&m, 0, sizeof m);
+            if (chain) vt_rules_match_site(chain, s, g->kind, &m);
+            vt_cat inf = (vt_cat)t->cat->inferred[gi];
+            g->cat_flags = m.cache ? VT_CATF_CACHE : 0;
+            /* One allocation of half the device or more is a framework's pool (XLA
+             * preallocates 75%), whatever frames it has. */
+            const vt_device *dv = vt_replay_device(rp, g->device);
+            if (dv && dv->total && g->nallocs && g->total_bytes / g->nallocs >= dv->total / 2 &&
+                g->cls == VT_CLASS_DEVICE)
+                g->cat_flags |= VT_CATF_CACHE;
+            g->cat_rule = 0;
+            if (g->cls == VT_CLASS_HOST) {
+                /* Pinned host memory is never device memory, whatever the frames say. */
+                g->cat = VT_CAT_HOST_PINNED;
+                g->cat_how = VT_CAT_HOW_RULE;
+            } else if (m.matched) {
+                g->cat_rule = m.section;
+                if (m.ncats > 1 && inf < VT_CAT_N && (m.allowed & (1u << inf)) &&
+                    t->cat->evidence[gi]) {
+                    g->cat = (uint8_t)inf;
+                    g->cat_how = VT_CAT_HOW_INFERRED;
+                    g->cat_flags |= VT_CATF_NARROWED;
+                } else {
+                    g->cat = m.cat;
+                    g->cat_how = VT_CAT_HOW_RULE;
+                }
+            } else {
+                g->cat = (uint8_t)inf;
+                g->cat_how = VT_CAT_HOW_INFERRED;
+            }
+            if (debug) debug_group(a, ti, gi, g, &m, t->cat);
+        }
+    }
+    return 0;
+}
+
+void vt_cat_free(vt_analysis *a)
+{
+    for (int i = 0; a->t && i < a->n; i++) {
+        if (!a->t[i].cat) continue;
+        vt_cat_trace_free(a->t[i].cat);
+        free(a->t[i].cat);
+        a->t[i].cat = NULL;
+    }
+    vt_rules_free(a->rules);
+    a->rules = NULL;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Sums
+ * ------------------------------------------------------------------------ */
+/* The value of group g in tracker tk at `at`; 0 when g does not feed tk. */
+static int group_value(const vt_group *g, const vt_tracker *tk, vt_at at, uint64_t *bytes, uint64_t *count)
+{
+    for (unsigned k = 0; k < g->ntk; k++) {
+        if (g->tk[k] != tk) continue;
+        *bytes = at == VT_AT_PEAK ? g->at_peak[k] : g->live;
+        *count = at == VT_AT_PEAK ? g->at_peak_count[k] : g->live_count;
+        return 1;
+    }
+    return 0;
+}
+
+void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_sum *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int ti = 0; ti < a->n; ti++) {
+        const vt_replay *rp = a->t[ti].rp;
+        for (size_t i = 0; i < rp->ngroups; i++) {
+            const vt_group *g = &rp->groups[i];
+            uint64_t b, c;
+            if (!group_value(g, tk, at, &b, &c)) continue;
+            vt_cat_row *r = &out->row[g->cat < VT_CAT_N ? g->cat : VT_CAT_OTHER];
+            r->bytes += b;
+            r->count += c;
+            if (g->cat_how == VT_CAT_HOW_RULE) r->rule_bytes += b;
+            else if (g->cat_how == VT_CAT_HOW_INFERRED) r->inferred_bytes += b;
+            r->nallocs += g->nallocs;
+            r->total_bytes += g->total_bytes;
+            out->total += b;
+            if (g->cat_flags & VT_CATF_CACHE) {
+                out->cache_bytes += b;
+                /* A segment first grown for an activation or a temporary holds nothing of
+                 * that kind once training is over: at the end it is idle cache. */
+                if (at == VT_AT_END && (g->cat == VT_CAT_ACTIVATIONS || g->cat == VT_CAT_TEMPORARY))
+                    out->idle_cache_bytes += b;
+            }
+        }
+    }
+}
+
+const char *vt_cat_section_name(const vt_analysis *a, uint16_t id)
+{
+    return id ? vt_rules_section(a->rules, id) : "";
+}
+
+static int section_cmp(const void *x, const void *y)
+{
+    const vt_cat_section_row *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    if (a->section != b->section) return a->section < b->section ? -1 : 1;
+    if (a->how != b->how) return a->how < b->how ? -1 : 1;
+    return (int)a->cat - (int)b->cat;
+}
+
+size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_section_row **out)
+{
+    vt_cat_section_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    for (int ti = 0; ti < a->n; ti++) {
+        const vt_replay *rp = a->t[ti].rp;
+        for (size_t i = 0; i < rp->ngroups; i++) {
+            const vt_group *g = &rp->groups[i];
+            uint64_t b, c;
+            if (!group_value(g, tk, at, &b, &c) || !b) continue;
+            uint16_t sec = g->cat_rule;
+            size_t k = 0;
+            while (k < n && !(rows[k].section == sec && rows[k].cat == g->cat && rows[k].how == g->cat_how)) k++;
+            if (k == n) {
+                if (n == cap) {
+                    size_t nc = cap ? cap * 2 : 16;
+                    vt_cat_section_row *p = realloc(rows, nc * sizeof *p);
+                    if (!p) { free(rows); *out = NULL; return (size_t)-1; }
+                    rows = p;
+                    cap = nc;
+                }
+                rows[n].section = sec;
+                rows[n].cat = g->cat;
+                rows[n].how = g->cat_how;
+                rows[n].bytes = 0;
+                n++;
+            }
+            rows[k].bytes += b;
+        }
+    }
+    if (n > 1) qsort(rows, n, sizeof *rows, section_cmp);
+    *out = rows;
+    return n;
+}

@@ -1,0 +1,101 @@
+/* vt_cmd_export.c - `vramtrace export --format FORMAT TRACE [-o FILE]`: the trace in
+ * the formats other tools read (docs/pictures.md). */
+#include "vt_cmds.h"
+
+#include "vt_args.h"
+#include "vt_export.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: vramtrace export --format FORMAT TRACE [-o FILE] [--what peak|allocated|leaked]\n"
+    "                        [--device N|all] [--buckets N]\n"
+    "  FORMAT:\n"
+    "    folded      stacks for flamegraph.pl and inferno (bytes per stack)\n"
+    "    pprof       gzipped pprof profile: go tool pprof -http=: FILE\n"
+    "    perfetto    Chrome/Perfetto trace JSON: a counter track per category, OOM instants\n"
+    "                (ui.perfetto.dev); --buckets sets its time resolution (default 10000)\n"
+    "    speedscope  speedscope JSON (www.speedscope.app)\n"
+    "    csv         one row per event\n"
+    "  --what: the bytes of folded stacks, the default sample type of pprof, the profile\n"
+    "  speedscope opens first: live at the peak (default), allocated, or leaked at the end.\n"
+    "  Without -o (or with -o -) the output goes to stdout.\n";
+
+int vt_cmd_export(int argc, char **argv)
+{
+    enum { O_OUT = 1, O_FORMAT, O_WHAT, O_DEVICE, O_BUCKETS, O_HELP };
+    static const vt_opt opts[] = {
+        { "output", 'o', 1, O_OUT }, { "format", 'f', 1, O_FORMAT }, { "what", 0, 1, O_WHAT },
+        { "device", 0, 1, O_DEVICE }, { "buckets", 0, 1, O_BUCKETS }, { "help", 'h', 0, O_HELP },
+        { NULL, 0, 0, 0 }
+    };
+    static const struct {
+        const char *name;
+        int (*fn)(FILE *, const vt_analysis *, const vt_export_opts *);
+        int binary;
+    } formats[] = {
+        { "folded", vt_export_folded, 0 }, { "pprof", vt_export_pprof, 1 }, { "perfetto", vt_export_perfetto, 0 },
+        { "speedscope", vt_export_speedscope, 0 }, { "csv", vt_export_csv, 0 },
+    };
+    const char *out = "-";
+    char *path = NULL;
+    int fmt = -1;
+    vt_export_opts eo = { VT_WHAT_PEAK, VT_ALL_DEVICES, 0 };
+    uint64_t u;
+    vt_args a;
+    vt_args_init(&a, "export", argc, argv);
+    const char *v;
+    int id;
+    while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
+        switch (id) {
+        case VT_ARGS_ERROR: return 2;
+        case VT_ARGS_OPERAND:
+            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
+            path = (char *)v;
+            break;
+        case O_OUT: out = v; break;
+        case O_FORMAT:
+            fmt = -1;
+            for (int i = 0; i < (int)(sizeof formats / sizeof formats[0]); i++)
+                if (!strcmp(v, formats[i].name)) fmt = i;
+            if (fmt < 0) {
+                vt_args_error(&a, "bad value '%s' for --format (folded, pprof, perfetto, speedscope or csv)", v);
+                return 2;
+            }
+            break;
+        case O_WHAT: {
+            int w = vt_what_parse(v);
+            if (w < 0) { vt_args_error(&a, "bad value '%s' for --what (peak, allocated or leaked)", v); return 2; }
+            eo.what = (vt_what)w;
+            break;
+        }
+        case O_DEVICE: if (vt_export_parse_device("export", v, &eo.device)) return 2; break;
+        case O_BUCKETS:
+            if (vt_args_uint(&a, "--buckets", v, 1000000, &u)) return 2;
+            if (u < 1) { vt_args_error(&a, "--buckets must be at least 1"); return 2; }
+            eo.buckets = (size_t)u;
+            break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        }
+    }
+    if (fmt < 0) { vt_args_error(&a, "missing --format FORMAT"); return 2; }
+    if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
+    if (formats[fmt].binary && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+        vt_args_error(&a, "pprof output is binary: use -o FILE");
+        return 2;
+    }
+    vt_analysis an;
+    int rc = vt_analyze(&an, 1, &path, NULL);
+    if (rc) { vt_analysis_free(&an); return rc; }
+    FILE *f = vt_export_open(out, formats[fmt].binary);
+    if (!f) rc = 2;
+    else {
+        rc = formats[fmt].fn(f, &an, &eo);
+        int rc2 = vt_export_close(f, out);
+        if (!rc) rc = rc2;
+    }
+    vt_analysis_free(&an);
+    return rc;
+}

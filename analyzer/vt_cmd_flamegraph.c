@@ -1,0 +1,120 @@
+/* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE -o FILE.html|FILE.svg`: the call
+ * tree of the sites weighted by bytes at the peak, allocated, or leaked
+ * (docs/pictures.md). */
+#include "vt_cmds.h"
+
+#include "vt_args.h"
+#include "vt_export.h"
+#include "vt_html.h"
+#include "vt_svg.h"
+#include "vt_units.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+    "usage: vramtrace flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]\n"
+    "                            [--device N|all] [--flame] [--format html|svg] [--title TEXT]\n"
+    "  The call stacks of the allocations as an icicle graph (outermost frame at the top;\n"
+    "  --flame puts it at the bottom), each frame as wide as the bytes under it: live at\n"
+    "  the peak (default), allocated over the whole run, or leaked (live at the end).\n"
+    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n";
+
+int vt_cmd_flamegraph(int argc, char **argv)
+{
+    enum { O_OUT = 1, O_WHAT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_HELP };
+    static const vt_opt opts[] = {
+        { "output", 'o', 1, O_OUT }, { "what", 0, 1, O_WHAT }, { "device", 0, 1, O_DEVICE },
+        { "flame", 0, 0, O_FLAME }, { "icicle", 0, 0, O_ICICLE }, { "format", 0, 1, O_FORMAT },
+        { "title", 0, 1, O_TITLE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+    };
+    const char *out = NULL, *title = NULL;
+    char *path = NULL;
+    int svg = -1, flame = 0, device = VT_ALL_DEVICES;
+    vt_what what = VT_WHAT_PEAK;
+    vt_args a;
+    vt_args_init(&a, "flamegraph", argc, argv);
+    const char *v;
+    int id;
+    while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
+        switch (id) {
+        case VT_ARGS_ERROR: return 2;
+        case VT_ARGS_OPERAND:
+            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
+            path = (char *)v;
+            break;
+        case O_OUT: out = v; break;
+        case O_WHAT: {
+            int w = vt_what_parse(v);
+            if (w < 0) { vt_args_error(&a, "bad value '%s' for --what (peak, allocated or leaked)", v); return 2; }
+            what = (vt_what)w;
+            break;
+        }
+        case O_DEVICE: if (vt_export_parse_device("flamegraph", v, &device)) return 2; break;
+        case O_FLAME: flame = 1; break;
+        case O_ICICLE: flame = 0; break;
+        case O_FORMAT:
+            if (!strcmp(v, "html")) svg = 0;
+            else if (!strcmp(v, "svg")) svg = 1;
+            else { vt_args_error(&a, "bad value '%s' for --format (html or svg)", v); return 2; }
+            break;
+        case O_TITLE: title = v; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        }
+    }
+    if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
+    if (!out) { vt_args_error(&a, "missing -o FILE (.html or .svg)"); return 2; }
+    if (svg < 0) svg = vt_export_is_svg(out);
+
+    vt_analysis an;
+    int rc = vt_analyze(&an, 1, &path, NULL);
+    if (rc) { vt_analysis_free(&an); return rc; }
+    vt_eset e;
+    rc = vt_eset_init(&e, &an, device);
+    vt_ftree t;
+    memset(&t, 0, sizeof t);
+    if (!rc) {
+        char dev[160], root[300], sub[600], b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], deftitle[300];
+        vt_eset_label(&e, dev, sizeof dev);
+        switch (what) {
+        case VT_WHAT_ALLOCATED:
+            snprintf(sub, sizeof sub, "bytes allocated over the whole run: %s; device memory of %s",
+                     vt_units_size(b1, e.sum[what]), dev);
+            break;
+        case VT_WHAT_LEAKED:
+            snprintf(sub, sizeof sub, "bytes still live at the end: %s; device memory of %s",
+                     vt_units_size(b1, e.sum[what]), dev);
+            break;
+        default:
+            snprintf(sub, sizeof sub, "bytes live at the peak: %s at %s; device memory of %s",
+                     vt_units_size(b1, e.tk->peak), vt_units_time(b2, e.tk->peak_time), dev);
+            break;
+        }
+        snprintf(root, sizeof root, "all (%s)", vt_what_name(what));
+        if (!title) {
+            snprintf(deftitle, sizeof deftitle, "GPU memory by call stack (%s): %s (pid %u)", vt_what_name(what),
+                     vt_export_program(&an), an.t[0].rd.hdr.pid);
+            title = deftitle;
+        }
+        if (vt_ftree_build(&t, &e, what, root)) {
+            fprintf(stderr, "vramtrace: out of memory\n");
+            rc = 2;
+        } else {
+            FILE *f = vt_export_open(out, 0);
+            if (!f) rc = 2;
+            else {
+                rc = svg ? vt_svg_flame(f, &an, &t, title, sub, flame) : vt_html_flame(f, &an, &t, title, sub, flame);
+                int rc2 = vt_export_close(f, out);
+                if (!rc) rc = rc2;
+            }
+            struct stat st;
+            if (!rc && strcmp(out, "-") && stat(out, &st) == 0)
+                fprintf(stderr, "vramtrace: wrote %s (%s, %lld bytes)\n", out, svg ? "SVG" : "HTML", (long long)st.st_size);
+        }
+    }
+    vt_ftree_free(&t);
+    vt_eset_free(&e);
+    vt_analysis_free(&an);
+    return rc;
+}

@@ -1,0 +1,219 @@
+/* vt_export_common.c - the selected groups and their weights, frame labels, output. */
+#include "vt_export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Weights
+ * ------------------------------------------------------------------------ */
+const char *vt_what_name(vt_what w)
+{
+    return w == VT_WHAT_ALLOCATED ? "allocated" : w == VT_WHAT_LEAKED ? "leaked" : "peak";
+}
+
+int vt_what_parse(const char *s)
+{
+    if (!strcmp(s, "peak")) return VT_WHAT_PEAK;
+    if (!strcmp(s, "allocated")) return VT_WHAT_ALLOCATED;
+    if (!strcmp(s, "leaked")) return VT_WHAT_LEAKED;
+    return -1;
+}
+
+int vt_eset_init(vt_eset *e, const vt_analysis *a, int device)
+{
+    memset(e, 0, sizeof *e);
+    e->a = a;
+    e->device = device;
+    e->tk = vt_series_tracker(a, device);
+    if (!e->tk) {
+        fprintf(stderr, "vramtrace: %s: no device %d in this trace\n", a->t[0].path, device);
+        return 2;
+    }
+    const vt_replay *rp = a->t[0].rp;
+    e->g = calloc(rp->ngroups ? rp->ngroups : 1, sizeof *e->g);
+    if (!e->g) {
+        fprintf(stderr, "vramtrace: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < rp->ngroups; i++) {
+        const vt_group *g = &rp->groups[i];
+        int k = vt_series_group_tk(a, g, device);
+        if (k < 0) continue;
+        vt_egroup *eg = &e->g[e->n++];
+        eg->g = g;
+        eg->ti = 0;
+        eg->k = k;
+        for (int w = 0; w < 3; w++) e->sum[w] += vt_egroup_bytes(e, eg, (vt_what)w);
+    }
+    return 0;
+}
+
+void vt_eset_free(vt_eset *e)
+{
+    free(e->g);
+    memset(e, 0, sizeof *e);
+}
+
+uint64_t vt_egroup_bytes(const vt_eset *e, const vt_egroup *g, vt_what w)
+{
+    (void)e;
+    switch (w) {
+    case VT_WHAT_ALLOCATED: return g->g->total_bytes;
+    case VT_WHAT_LEAKED: return g->g->live;
+    default: return g->g->at_peak[g->k];
+    }
+}
+
+uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w)
+{
+    (void)e;
+    switch (w) {
+    case VT_WHAT_ALLOCATED: return g->g->nallocs;
+    case VT_WHAT_LEAKED: return g->g->live_count;
+    default: return g->g->at_peak_count[g->k];
+    }
+}
+
+const char *vt_eset_label(const vt_eset *e, char *buf, size_t n)
+{
+    if (e->device == VT_ALL_DEVICES) {
+        snprintf(buf, n, "all devices");
+        return buf;
+    }
+    const vt_device *d = vt_replay_device(e->a->t[0].rp, e->device);
+    if (d && d->has_info && d->name[0]) snprintf(buf, n, "device %d (%s)", e->device, d->name);
+    else snprintf(buf, n, "device %d", e->device);
+    return buf;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Labels
+ * ------------------------------------------------------------------------ */
+const char *vt_export_frame_label(const vt_site_frame *f, char *buf, size_t n)
+{
+    if (f->kind == VT_FRAME_PYTHON && f->file_base) {
+        if (f->line) snprintf(buf, n, "%s (%s:%u)", f->function, f->file_base, f->line);
+        else snprintf(buf, n, "%s (%s)", f->function, f->file_base);
+    } else if (f->kind == VT_FRAME_SCOPE) {
+        snprintf(buf, n, "[%s]", f->function);
+    } else {
+        snprintf(buf, n, "%s", f->function);
+    }
+    /* ';' separates frames in folded stacks and a newline ends the line */
+    for (char *p = buf; *p; p++) {
+        if (*p == ';') *p = ':';
+        else if (*p == '\n' || *p == '\r') *p = ' ';
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Output
+ * ------------------------------------------------------------------------ */
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; min = 0x80; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; min = 0x10000; }
+    else return 0;
+    unsigned cp = c & (0x3f >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
+}
+
+void vt_export_jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"') fputs("\\\"", f);
+        else if (c == '\\') fputs("\\\\", f);
+        else if (c == '\n') fputs("\\n", f);
+        else if (c == '\t') fputs("\\t", f);
+        else if (c == '<') fputs("\\u003c", f);
+        else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
+        else if (c >= 0x80) {
+            size_t n = utf8_len(p);
+            if (!n) {
+                fputs("\\ufffd", f);
+                p++;
+                continue;
+            }
+            fwrite(p, 1, n, f);
+            p += n;
+            continue;
+        } else fputc((int)c, f);
+        p++;
+    }
+    fputc('"', f);
+}
+
+FILE *vt_export_open(const char *path, int binary)
+{
+    (void)binary;
+    if (!path || !strcmp(path, "-")) return stdout;
+    FILE *f = fopen(path, "wb");
+    if (!f) fprintf(stderr, "vramtrace: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+int vt_export_close(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (f == stdout) {
+        if (fflush(f) || bad) {
+            fprintf(stderr, "vramtrace: error writing the output\n");
+            return 2;
+        }
+        return 0;
+    }
+    if (fclose(f) || bad) {
+        fprintf(stderr, "vramtrace: error writing %s\n", path);
+        return 2;
+    }
+    return 0;
+}
+
+int vt_export_parse_device(const char *cmd, const char *v, int *out)
+{
+    if (!strcmp(v, "all")) {
+        *out = VT_ALL_DEVICES;
+        return 0;
+    }
+    char *end;
+    long d = strtol(v, &end, 10);
+    if (!*v || *end || d < -1 || d >= VT_NDEV - 1) {
+        fprintf(stderr, "vramtrace: %s: bad value '%s' for --device (a CUDA ordinal, or all) "
+                "(try 'vramtrace %s --help')\n", cmd, v, cmd);
+        return -1;
+    }
+    *out = (int)d;
+    return 0;
+}
+
+int vt_export_is_svg(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n >= 4 && !strcasecmp(path + n - 4, ".svg");
+}
+
+const char *vt_export_program(const vt_analysis *a)
+{
+    const char *exe = a->t[0].rd.exe;
+    if (!exe || !*exe) return "?";
+    const char *s = strrchr(exe, '/');
+    return s ? s + 1 : exe;
+}

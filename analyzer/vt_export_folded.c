@@ -1,0 +1,42 @@
+/* vt_export_folded.c - folded stacks, the input of flamegraph.pl and inferno: one line
+ * per distinct stack, outermost frame first, frames joined by ';', then a space and
+ * the bytes of allocations made at exactly that stack. */
+#include "vt_export.h"
+
+#include <inttypes.h>
+
+static int folded_line(const vt_ftree *t, uint32_t node, void *ctx)
+{
+    FILE *f = ctx;
+    const vt_fnode *n = &t->n[node];
+    uint64_t below = 0;
+    for (uint32_t c = n->child; c != UINT32_MAX; c = t->n[c].next) below += t->n[c].value;
+    if (node == 0 || n->value <= below) return 0;
+    uint32_t path[VT_SITE_MAX_FRAMES * 16 + 2];
+    size_t k = 0;
+    for (uint32_t p = node; p != 0 && p != UINT32_MAX && k < sizeof path / sizeof path[0]; p = t->n[p].parent)
+        path[k++] = p;
+    while (k-- > 0) {
+        fputs(vt_strtab_get(&t->names, t->n[path[k]].name), f);
+        if (k) fputc(';', f);
+    }
+    fprintf(f, " %" PRIu64 "\n", n->value - below);
+    return 0;
+}
+
+int vt_export_folded(FILE *f, const vt_analysis *a, const vt_export_opts *o)
+{
+    vt_eset e;
+    if (vt_eset_init(&e, a, o->device)) return 2;
+    vt_ftree t;
+    int rc = 0;
+    if (vt_ftree_build(&t, &e, o->what, "all")) {
+        fprintf(stderr, "vramtrace: out of memory\n");
+        rc = 2;
+    } else {
+        vt_ftree_walk(&t, folded_line, f);
+    }
+    vt_ftree_free(&t);
+    vt_eset_free(&e);
+    return rc;
+}

@@ -1,0 +1,126 @@
+/* vt_export_perfetto.c - Chrome/Perfetto trace JSON (ui.perfetto.dev, chrome://tracing).
+ *
+ * Counter events ("ph": "C") make one track per category ("weights bytes", ...), one
+ * for the total of the selected device memory, and one for NVML; an instant event
+ * ("ph": "i", process scope) marks each OOM and the peak. The counters come from the
+ * time series pass (vt_series) with --buckets buckets (default 10000): for each
+ * bucket, the moment of its lowest and of its highest total, each with every
+ * category's bytes at that moment, in time order. So the peak and every valley
+ * deeper than a bucket survive; a counter is written only when its value changed. */
+#include "vt_export.h"
+#include "vt_names.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Microseconds, as the format wants, with the nanoseconds kept. */
+static void put_ts(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static void counter(FILE *f, unsigned pid, const char *name, uint64_t t, uint64_t v)
+{
+    fputs(",\n{\"name\":", f);
+    vt_export_jstr(f, name);
+    fprintf(f, ",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":");
+    put_ts(f, t);
+    fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}", pid, pid, v);
+}
+
+typedef struct {
+    FILE *f;
+    unsigned pid;
+    const vt_series *s;
+    uint64_t *last;       /* per series + total: last value written + 1 (0 = none yet) */
+} emitter;
+
+static void point(emitter *e, uint64_t t, uint64_t total, const uint64_t *vals)
+{
+    const vt_series *s = e->s;
+    for (size_t i = 0; i < s->nseries; i++) {
+        if (e->last[i] == vals[i] + 1) continue;
+        e->last[i] = vals[i] + 1;
+        counter(e->f, e->pid, s->series[i].name, t, vals[i]);
+    }
+    if (e->last[s->nseries] != total + 1) {
+        e->last[s->nseries] = total + 1;
+        counter(e->f, e->pid, "device memory", t, total);
+    }
+}
+
+static void instant(FILE *f, unsigned pid, const char *name, uint64_t t)
+{
+    fputs(",\n{\"name\":", f);
+    vt_export_jstr(f, name);
+    fprintf(f, ",\"cat\":\"memory\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
+    put_ts(f, t);
+    fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{", pid, pid);
+}
+
+int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o)
+{
+    vt_series_opts so = { VT_SERIES_BY_CATEGORY, o->device, 0, o->buckets ? o->buckets : 10000, 0, UINT64_MAX, 1 };
+    vt_series s;
+    int rc = vt_series_build(&s, a, &so);
+    if (rc) { vt_series_free(&s); return rc; }
+    const vt_trace *t = &a->t[0];
+    unsigned pid = t->rd.hdr.pid;
+    char dev[160];
+    vt_eset e;
+    if (vt_eset_init(&e, a, o->device)) { vt_series_free(&s); return 2; }
+    vt_eset_label(&e, dev, sizeof dev);
+    vt_eset_free(&e);
+
+    fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"vramtrace\",\"trace\":", f);
+    vt_export_jstr(f, t->path);
+    fputs(",\"memory\":", f);
+    vt_export_jstr(f, dev);
+    fputs("},\n\"traceEvents\":[\n", f);
+    char pname[300];
+    snprintf(pname, sizeof pname, "%s (pid %u)", vt_export_program(a), pid);
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":", pid, pid);
+    vt_export_jstr(f, pname);
+    fputs("}}", f);
+
+    emitter em = { f, pid, &s, calloc(s.nseries + 1, sizeof *em.last) };
+    if (!em.last) {
+        vt_series_free(&s);
+        fprintf(stderr, "vramtrace: out of memory\n");
+        return 2;
+    }
+    for (size_t b = 0; b < s.nbuckets; b++) {
+        const vt_bucket *bk = &s.b[b];
+        const uint64_t *vmax = &s.at_max[b * s.nseries], *vmin = &s.at_min[b * s.nseries];
+        if (bk->tmin < bk->tmax) {
+            point(&em, bk->tmin, bk->min, vmin);
+            point(&em, bk->tmax, bk->max, vmax);
+        } else if (bk->tmax < bk->tmin) {
+            point(&em, bk->tmax, bk->max, vmax);
+            point(&em, bk->tmin, bk->min, vmin);
+        } else {
+            point(&em, bk->tmax, bk->max, vmax);
+        }
+        if (bk->nvml) counter(f, pid, s.nvml_proc ? "NVML process used" : "NVML device used", vt_series_bucket_start(&s, b), bk->nvml - 1);
+    }
+    free(em.last);
+
+    instant(f, pid, "peak", s.peak_time);
+    fprintf(f, "\"bytes\":%" PRIu64 "}}", s.peak);
+    const vt_replay *rp = t->rp;
+    for (size_t i = 0; i < rp->nooms; i++) {
+        const vt_oom *oo = &rp->ooms[i];
+        if (o->device != VT_ALL_DEVICES && oo->device != o->device) continue;
+        instant(f, pid, "OOM", oo->time);
+        fprintf(f, "\"size\":%" PRIu64 ",\"device\":%d,\"kind\":", oo->size, oo->device);
+        vt_export_jstr(f, vt_kind_name(oo->kind));
+        fprintf(f, ",\"free\":%" PRIu64 ",\"total\":%" PRIu64 ",\"live\":%" PRIu64 ",\"site\":", oo->free_bytes,
+                oo->total_bytes, oo->live);
+        vt_export_jstr(f, vt_row_name(a, VT_BY_SITE, oo->site));
+        fputs("}}", f);
+    }
+    fputs("\n]}\n", f);
+    vt_series_free(&s);
+    return 0;
+}

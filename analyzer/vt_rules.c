@@ -1,0 +1,545 @@
+/* vt_rules.c - category rules: parsing, and matching against folded sites. */
+#include "vt_rules.h"
+#include "vt_cat.h"
+#include "vt_names.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Rules
+ * ------------------------------------------------------------------------ */
+enum { K_FUNCTION, K_FILE, K_MODULE, K_FRAME, K_CALL };
+
+typedef struct {
+    uint8_t key;
+    uint8_t is_re;
+    uint8_t bare;           /* function glob without '(': matched against the bare name */
+    uint8_t base;           /* file glob without '/': matched against the base name */
+    uint8_t frame_kind;     /* K_FRAME: vt_frame_kind */
+    char *pat;
+    regex_t re;
+} cond;
+
+typedef struct {
+    uint8_t is_cache;
+    uint8_t cat, ncats;
+    uint16_t allowed;
+    uint16_t section;       /* local id, 0 = none */
+    uint32_t line;
+    cond *conds;
+    int nconds;
+    int frame_conds;        /* conditions on a frame (all but call=) */
+} rule;
+
+/* Memo: (frame strings, frame kind, call kind) -> first matching category rule and
+ * first matching cache rule. Frame strings are interned by vt_sites, so pointers
+ * compare as strings. */
+typedef struct {
+    const char *function, *file, *module;
+    uint8_t fkind, call, used;
+    int cat_rule, cache_rule;
+} memo_ent;
+
+struct vt_rules {
+    char *origin;
+    rule *rules;
+    size_t n, cap;
+    char **sections;        /* local id - 1 -> name */
+    size_t nsections;
+    uint16_t base;          /* ids of this set are base + local */
+    memo_ent *memo;
+    size_t memo_mask, memo_n;
+    vt_rules *next;
+};
+
+static void set_err(char *err, size_t errn, const char *fmt, ...)
+{
+    if (!err || !errn) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errn, fmt, ap);
+    va_end(ap);
+}
+
+void vt_rules_free(vt_rules *r)
+{
+    while (r) {
+        vt_rules *next = r->next;
+        for (size_t i = 0; i < r->n; i++) {
+            for (int k = 0; k < r->rules[i].nconds; k++) {
+                cond *c = &r->rules[i].conds[k];
+                if (c->is_re) regfree(&c->re);
+                free(c->pat);
+            }
+            free(r->rules[i].conds);
+        }
+        free(r->rules);
+        for (size_t i = 0; i < r->nsections; i++) free(r->sections[i]);
+        free(r->sections);
+        free(r->memo);
+        free(r->origin);
+        free(r);
+        r = next;
+    }
+}
+
+void vt_rules_chain(vt_rules *r, vt_rules *next)
+{
+    vt_rules *last = r;
+    while (last->next) last = last->next;
+    last->next = next;
+    for (vt_rules *p = next; p; p = p->next) {
+        p->base = (uint16_t)(last->base + last->nsections);
+        last = p;
+    }
+}
+
+size_t vt_rules_count(const vt_rules *r)
+{
+    size_t n = 0;
+    for (; r; r = r->next) n += r->n;
+    return n;
+}
+
+const char *vt_rules_section(const vt_rules *r, uint16_t id)
+{
+    if (!id) return "";
+    for (; r; r = r->next)
+        if (id > r->base && id <= r->base + r->nsections) return r->sections[id - r->base - 1];
+    return "";
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Names
+ * ------------------------------------------------------------------------ */
+size_t vt_rules_bare_len(const char *s)
+{
+    int depth = 0;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '<') depth++;
+        else if (c == '>' && depth > 0) depth--;
+        else if (c == '(' && depth == 0) {
+            if (strncmp(s + i, "(anonymous namespace)", 21) == 0) { i += 20; continue; }
+            if (i >= 8 && strncmp(s + i - 8, "operator", 8) == 0 && s[i + 1] == ')') { i++; continue; }
+            if (i == 0) continue;
+            return i;
+        }
+    }
+    const char *clone = strstr(s, " [clone");
+    return clone ? (size_t)(clone - s) : n;
+}
+
+int vt_rules_glob(const char *pattern, const char *text)
+{
+    return fnmatch(pattern, text, 0) == 0;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Parsing
+ * ------------------------------------------------------------------------ */
+/* Next whitespace-separated token of *p into out (quotes and backslashes in a value
+ * resolved). Returns 0 at the end of the line or a comment, -1 on an unterminated quote. */
+static int next_token(const char **p, char *out, size_t outn, size_t *outlen)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    if (!*s || *s == '\n' || *s == '#') {
+        *p = s;
+        return 0;
+    }
+    size_t k = 0;
+    int quoted = 0;
+    while (*s && *s != '\n' && (quoted || (*s != ' ' && *s != '\t' && *s != '\r'))) {
+        char c = *s++;
+        if (c == '"') { quoted = !quoted; continue; }
+        if (c == '\\' && quoted && (*s == '"' || *s == '\\')) c = *s++;
+        if (k + 1 < outn) out[k++] = c;
+    }
+    out[k] = 0;
+    *outlen = k;
+    *p = s;
+    return quoted ? -1 : 1;
+}
+
+static int add_section(vt_rules *r, const char *name, size_t n)
+{
+    char **p = realloc(r->sections, (r->nsections + 1) * sizeof *p);
+    if (!p) return -1;
+    r->sections = p;
+    size_t ol = strcmp(r->origin, "built-in") ? strlen(r->origin) + 1 : 0;
+    char *s = malloc(ol + n + 1);
+    if (!s) return -1;
+    if (ol) {
+        memcpy(s, r->origin, ol - 1);
+        s[ol - 1] = ':';
+    }
+    memcpy(s + ol, name, n);
+    s[ol + n] = 0;
+    r->sections[r->nsections++] = s;
+    return 0;
+}
+
+static int parse_cats(rule *ru, const char *tok)
+{
+    if (!strcmp(tok, "cache")) {
+        ru->is_cache = 1;
+        return 0;
+    }
+    const char *s = tok;
+    while (*s) {
+        const char *bar = strchr(s, '|');
+        size_t n = bar ? (size_t)(bar - s) : strlen(s);
+        char name[32];
+        if (n == 0 || n >= sizeof name) return -1;
+        memcpy(name, s, n);
+        name[n] = 0;
+        int c = vt_cat_parse(name);
+        if (c < 0) return -1;
+        if (!ru->ncats) ru->cat = (uint8_t)c;
+        if (!(ru->allowed & (1u << c))) ru->ncats++;
+        ru->allowed |= (uint16_t)(1u << c);
+        s += n;
+        if (*s == '|') s++;
+    }
+    return ru->ncats ? 0 : -1;
+}
+
+static int parse_cond(cond *c, const char *tok, char *msg, size_t msgn)
+{
+    static const char *const keys[] = { "function", "file", "module", "frame", "call" };
+    const char *op = tok + strcspn(tok, "=~");
+    if (!*op) {
+        snprintf(msg, msgn, "'%.200s' is not a condition (KEY=GLOB or KEY~REGEX; keys: function, file, "
+                 "module, frame, call)", tok);
+        return -1;
+    }
+    size_t kl = (size_t)(op - tok);
+    int key = -1;
+    for (int i = 0; i < 5; i++)
+        if (strlen(keys[i]) == kl && !strncmp(tok, keys[i], kl)) key = i;
+    if (key < 0) {
+        snprintf(msg, msgn, "unknown key '%.*s' (function, file, module, frame, call)", (int)kl, tok);
+        return -1;
+    }
+    const char *val = op + 1;
+    if (!*val) {
+        snprintf(msg, msgn, "empty pattern for '%.*s'", (int)kl, tok);
+        return -1;
+    }
+    memset(c, 0, sizeof *c);
+    c->key = (uint8_t)key;
+    if (key == K_FRAME) {
+        if (*op != '=') { snprintf(msg, msgn, "frame takes =native, =python or =scope"); return -1; }
+        if (!strcmp(val, "native")) c->frame_kind = VT_FRAME_NATIVE;
+        else if (!strcmp(val, "python")) c->frame_kind = VT_FRAME_PYTHON;
+        else if (!strcmp(val, "scope")) c->frame_kind = VT_FRAME_SCOPE;
+        else { snprintf(msg, msgn, "bad frame kind '%.100s' (native, python or scope)", val); return -1; }
+        return 0;
+    }
+    c->pat = strdup(val);
+    if (!c->pat) { snprintf(msg, msgn, "out of memory"); return -1; }
+    if (*op == '~') {
+        c->is_re = 1;
+        int rc = regcomp(&c->re, val, REG_EXTENDED | REG_NOSUB);
+        if (rc) {
+            char e[128];
+            regerror(rc, &c->re, e, sizeof e);
+            snprintf(msg, msgn, "bad regular expression '%.200s': %s", val, e);
+            free(c->pat);
+            c->pat = NULL;
+            c->is_re = 0;
+            return -1;
+        }
+    } else {
+        c->bare = key == K_FUNCTION && !strchr(val, '(');
+        c->base = key == K_FILE && !strchr(val, '/');
+    }
+    return 0;
+}
+
+vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char *err, size_t errn)
+{
+    vt_rules *r = calloc(1, sizeof *r);
+    if (!r || !(r->origin = strdup(origin))) {
+        free(r);
+        set_err(err, errn, "out of memory");
+        return NULL;
+    }
+    /* The text need not end in NUL: work on a copy. */
+    char *buf = malloc(len + 1);
+    if (!buf) goto nomem;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    uint16_t section = 0;
+    uint32_t lineno = 0;
+    char tok[1024], msg[512];
+    for (const char *line = buf; *line;) {
+        const char *eol = strchr(line, '\n');
+        const char *p = line;
+        lineno++;
+        size_t tl;
+        int t = next_token(&p, tok, sizeof tok, &tl);
+        if (t < 0) { snprintf(msg, sizeof msg, "unterminated quote"); goto bad; }
+        if (t == 0) goto next_line;
+        if (tok[0] == '[') {
+            if (tl < 3 || tok[tl - 1] != ']') { snprintf(msg, sizeof msg, "a section is [name]"); goto bad; }
+            if (add_section(r, tok + 1, tl - 2)) goto nomem;
+            section = (uint16_t)r->nsections;
+            if (next_token(&p, tok, sizeof tok, &tl)) { snprintf(msg, sizeof msg, "text after the section name"); goto bad; }
+            goto next_line;
+        }
+        if (r->n == r->cap) {
+            size_t c = r->cap ? r->cap * 2 : 64;
+            rule *q = realloc(r->rules, c * sizeof *q);
+            if (!q) goto nomem;
+            r->rules = q;
+            r->cap = c;
+        }
+        rule *ru = &r->rules[r->n];
+        memset(ru, 0, sizeof *ru);
+        ru->line = lineno;
+        ru->section = section;
+        if (parse_cats(ru, tok)) {
+            snprintf(msg, sizeof msg, "unknown category '%.100s' (weights, activations, gradients, "
+                     "optimizer_state, workspace, temporary, host_pinned, other, joined by '|'; or cache)", tok);
+            goto bad;
+        }
+        r->n++; /* from here on vt_rules_free frees what the rule holds */
+        while ((t = next_token(&p, tok, sizeof tok, &tl)) != 0) {
+            if (t < 0) { snprintf(msg, sizeof msg, "unterminated quote"); goto bad; }
+            cond *q = realloc(ru->conds, (size_t)(ru->nconds + 1) * sizeof *q);
+            if (!q) goto nomem;
+            ru->conds = q;
+            if (parse_cond(&ru->conds[ru->nconds], tok, msg, sizeof msg)) goto bad;
+            if (ru->conds[ru->nconds].key != K_CALL) ru->frame_conds++;
+            ru->nconds++;
+        }
+        if (!ru->nconds) { snprintf(msg, sizeof msg, "a rule needs at least one condition"); goto bad; }
+    next_line:
+        if (!eol) break;
+        line = eol + 1;
+    }
+    free(buf);
+    return r;
+bad:
+    set_err(err, errn, "%s:%u: %s", origin, lineno, msg);
+    free(buf);
+    vt_rules_free(r);
+    return NULL;
+nomem:
+    set_err(err, errn, "out of memory");
+    free(buf);
+    vt_rules_free(r);
+    return NULL;
+}
+
+vt_rules *vt_rules_load(const char *path, char *err, size_t errn)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errn, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 > cap) {
+            size_t c = cap ? cap * 2 : 8192;
+            char *p = realloc(buf, c);
+            if (!p) { free(buf); fclose(f); set_err(err, errn, "out of memory"); return NULL; }
+            buf = p;
+            cap = c;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        set_err(err, errn, "%s: read error", path);
+        return NULL;
+    }
+    vt_rules *r = vt_rules_parse(buf ? buf : "", n, path, err, errn);
+    free(buf);
+    return r;
+}
+
+vt_rules *vt_rules_default(char *err, size_t errn)
+{
+    return vt_rules_parse(vt_rules_default_text, strlen(vt_rules_default_text), "built-in", err, errn);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Matching
+ * ------------------------------------------------------------------------ */
+static int cond_text(const cond *c, const char *text)
+{
+    if (!text) return 0;
+    if (c->is_re) return regexec(&c->re, text, 0, NULL, 0) == 0;
+    return fnmatch(c->pat, text, 0) == 0;
+}
+
+static int cond_frame(const cond *c, const vt_site_frame *f, unsigned kind)
+{
+    switch (c->key) {
+    case K_FUNCTION:
+        if (c->bare) {
+            size_t n = vt_rules_bare_len(f->function);
+            if (f->function[n] == 0) return cond_text(c, f->function);
+            char buf[1024];
+            if (n >= sizeof buf) n = sizeof buf - 1;
+            memcpy(buf, f->function, n);
+            buf[n] = 0;
+            return cond_text(c, buf);
+        }
+        return cond_text(c, f->function);
+    case K_FILE: return cond_text(c, c->base ? f->file_base : f->file);
+    case K_MODULE: return cond_text(c, f->module);
+    case K_FRAME: return f->kind == c->frame_kind;
+    case K_CALL: return cond_text(c, vt_kind_name(kind));
+    }
+    return 0;
+}
+
+static int rule_frame(const rule *ru, const vt_site_frame *f, unsigned kind)
+{
+    for (int k = 0; k < ru->nconds; k++)
+        if (!cond_frame(&ru->conds[k], f, kind)) return 0;
+    return 1;
+}
+
+/* Rules without frame conditions: they test only the allocation call. */
+static int rule_call(const rule *ru, unsigned kind)
+{
+    for (int k = 0; k < ru->nconds; k++)
+        if (!cond_text(&ru->conds[k], vt_kind_name(kind))) return 0;
+    return 1;
+}
+
+static size_t memo_hash(const vt_site_frame *f, unsigned kind)
+{
+    uint64_t h = (uint64_t)(uintptr_t)f->function * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)(uintptr_t)f->file * 0xc2b2ae3d27d4eb4full;
+    h ^= (uint64_t)(uintptr_t)f->module * 0x165667b19e3779f9ull;
+    h ^= ((uint64_t)f->kind << 8 | kind) * 0x27d4eb2f165667c5ull;
+    return (size_t)vt_hash64(h);
+}
+
+static int memo_grow(vt_rules *r)
+{
+    size_t cap = r->memo ? (r->memo_mask + 1) * 2 : 1024;
+    memo_ent *m = calloc(cap, sizeof *m);
+    if (!m) return -1;
+    for (size_t i = 0; r->memo && i <= r->memo_mask; i++) {
+        memo_ent *e = &r->memo[i];
+        if (!e->used) continue;
+        vt_site_frame f = { 0 };
+        f.function = e->function;
+        f.file = e->file;
+        f.module = e->module;
+        f.kind = e->fkind;
+        size_t j = memo_hash(&f, e->call) & (cap - 1);
+        while (m[j].used) j = (j + 1) & (cap - 1);
+        m[j] = *e;
+    }
+    free(r->memo);
+    r->memo = m;
+    r->memo_mask = cap - 1;
+    return 0;
+}
+
+/* First category rule and first cache rule of set r matching frame f (-1: none). */
+static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int *cat_rule, int *cache_rule)
+{
+    if ((r->memo_n + 1) * 2 > (r->memo ? r->memo_mask + 1 : 0)) memo_grow(r);
+    size_t i = 0;
+    if (r->memo) {
+        i = memo_hash(f, kind) & r->memo_mask;
+        for (;;) {
+            memo_ent *e = &r->memo[i];
+            if (!e->used) break;
+            if (e->function == f->function && e->file == f->file && e->module == f->module &&
+                e->fkind == f->kind && e->call == kind) {
+                *cat_rule = e->cat_rule;
+                *cache_rule = e->cache_rule;
+                return;
+            }
+            i = (i + 1) & r->memo_mask;
+        }
+    }
+    *cat_rule = *cache_rule = -1;
+    for (size_t k = 0; k < r->n && (*cat_rule < 0 || *cache_rule < 0); k++) {
+        const rule *ru = &r->rules[k];
+        if (!ru->frame_conds) continue;
+        if (ru->is_cache ? *cache_rule >= 0 : *cat_rule >= 0) continue;
+        if (rule_frame(ru, f, kind)) {
+            if (ru->is_cache) *cache_rule = (int)k;
+            else *cat_rule = (int)k;
+        }
+    }
+    if (r->memo) { /* when the memo could not grow, the answer is simply not kept */
+        memo_ent *e = &r->memo[i];
+        e->used = 1;
+        e->function = f->function;
+        e->file = f->file;
+        e->module = f->module;
+        e->fkind = f->kind;
+        e->call = (uint8_t)kind;
+        e->cat_rule = *cat_rule;
+        e->cache_rule = *cache_rule;
+        r->memo_n++;
+    }
+}
+
+static void take(vt_rules_match *m, const vt_rules *r, const rule *ru, int frame)
+{
+    m->matched = 1;
+    m->cat = ru->cat;
+    m->ncats = ru->ncats;
+    m->allowed = ru->allowed;
+    m->section = ru->section ? (uint16_t)(r->base + ru->section) : 0;
+    m->line = ru->line;
+    m->frame = frame;
+}
+
+void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_match *m)
+{
+    memset(m, 0, sizeof *m);
+    m->frame = -1;
+    for (; r; r = r->next) {
+        /* Rules on the call alone come first: no frame is more inner than none. */
+        if (!m->matched) {
+            for (size_t k = 0; k < r->n; k++) {
+                const rule *ru = &r->rules[k];
+                if (ru->frame_conds || !rule_call(ru, kind)) continue;
+                if (ru->is_cache) {
+                    if (!m->cache) { m->cache = 1; m->cache_section = ru->section ? (uint16_t)(r->base + ru->section) : 0; }
+                } else {
+                    take(m, r, ru, -1);
+                    break;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < (s ? s->nframes : 0); i++) {
+            if (m->matched && m->cache) break;
+            int cr, kr;
+            frame_rules(r, &s->frames[i], kind, &cr, &kr);
+            if (kr >= 0 && !m->cache) {
+                const rule *ru = &r->rules[kr];
+                m->cache = 1;
+                m->cache_section = ru->section ? (uint16_t)(r->base + ru->section) : 0;
+            }
+            if (cr >= 0 && !m->matched) take(m, r, &r->rules[cr], (int)i);
+        }
+    }
+}

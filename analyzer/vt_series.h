@@ -1,0 +1,97 @@
+/* vt_series.h - memory over time: one extra streaming pass over a trace that
+ * vt_analyze has already read, keeping the live bytes of a few series (categories,
+ * top sites or kinds) and reducing them to a fixed number of time buckets.
+ *
+ * What a bucket holds (docs/pictures.md says how it is drawn):
+ *   - min, max: the lowest and the highest total of the selected device memory at
+ *     any moment inside the bucket's time range (the state carried in from the
+ *     previous bucket counts as a moment at the bucket's start);
+ *   - at_max[s]: the live bytes of each series at the first moment the bucket
+ *     reached max, so the series of a bucket sum to max exactly;
+ *   - at_min[s] (only with keep_min): the same at the first moment of min.
+ * The highest max over all buckets is therefore the exact peak: downsampling never
+ * loses it, however many events fall in one bucket.
+ *
+ * Memory: O(buckets x series) plus the replay's live set; never O(events). */
+#ifndef VT_SERIES_H
+#define VT_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vt_analyze.h"
+#include "vt_cat.h"
+
+#define VT_ALL_DEVICES (-1000)  /* every device's memory together */
+#define VT_SERIES_MAX  64
+
+typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND } vt_series_by;
+
+typedef struct {
+    vt_series_by by;
+    int      device;      /* CUDA ordinal, or VT_ALL_DEVICES */
+    unsigned top;         /* --by site: this many sites, then "other" */
+    size_t   nbuckets;
+    uint64_t from, to;    /* time range in ns since the trace start; to = UINT64_MAX: its end */
+    int      keep_min;    /* also keep the series at each bucket's min */
+} vt_series_opts;
+
+typedef struct {
+    char    *name;        /* legend text */
+    char    *detail;      /* longer text: a site's frames, a category's meaning */
+    uint64_t at_peak;     /* bytes at the peak of the selected memory */
+    uint64_t total_bytes; /* bytes allocated over the whole trace */
+    int      key;         /* vt_cat, kind, or site index; -1 for "other" */
+} vt_series_def;
+
+typedef struct {
+    uint64_t min, max;
+    uint64_t tmin, tmax;  /* first moments of min and max */
+    uint64_t nvml;        /* highest NVML figure sampled in the bucket, + 1; 0 = no sample */
+    uint64_t events;      /* memory events inside the bucket */
+} vt_bucket;
+
+typedef struct {
+    vt_series_by by;
+    int device;
+    size_t nseries;
+    vt_series_def *series;
+    size_t nbuckets;
+    vt_bucket *b;
+    uint64_t *at_max;     /* nbuckets x nseries, bucket-major */
+    uint64_t *at_min;     /* the same, or NULL */
+    uint64_t t0, t1;      /* the buckets cover [t0, t1]: bucket i starts at t0 + i*(t1-t0+1)/n */
+    uint64_t span_end;    /* the trace's last event time */
+    uint64_t peak, peak_time;   /* of the selected memory, from the analysis */
+    uint64_t end_live;          /* live at the end */
+    int nvml_proc;        /* the NVML line is this process's figure (else the device's) */
+    int has_nvml;
+    uint64_t mismatch;    /* series that did not add up to the total (should be 0) */
+} vt_series;
+
+/* Runs the pass over trace 0 of a. Returns 0, or prints one line and returns 2. */
+int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o);
+void vt_series_free(vt_series *s);
+
+/* Start time of bucket i (i = nbuckets gives the end of the range). */
+uint64_t vt_series_bucket_start(const vt_series *s, size_t i);
+
+/* The tracker of the selected memory (a->global or one device's), or NULL. */
+const vt_tracker *vt_series_tracker(const vt_analysis *a, int device);
+
+/* Whether group g of a trace counts towards the selected memory, and its index among
+ * g's trackers (for g->at_peak[k]); -1 when it does not count. */
+int vt_series_group_tk(const vt_analysis *a, const vt_group *g, int device);
+
+/* The category of group g of trace ti. */
+vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g);
+
+/* Its name ("weights", ...). */
+const char *vt_series_cat_name(vt_cat c);
+
+/* A short label of site s for a legend: its innermost frame that is not shared by
+ * all of `among` (nsites sites), and the one outside it. Writes into buf. */
+const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
+                                 size_t nsites, char *buf, size_t n);
+
+#endif /* VT_SERIES_H */

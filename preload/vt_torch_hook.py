@@ -1,0 +1,282 @@
+"""vramtrace's Python start-up hook for `vramtrace run --torch-modules`.
+
+Installed as <build>/lib/vramtrace_py/sitecustomize.py; `vramtrace run --torch-modules`
+puts that folder first on PYTHONPATH, so Python's `site` module runs this file at start-up
+(docs/python.md says exactly what it does). In short:
+
+1. It runs the sitecustomize that would have run without it (the next one on sys.path),
+   so a site's or a virtual environment's own start-up code still runs.
+2. It imports nothing heavy. It adds a finder to sys.meta_path that notices when the
+   program itself imports `torch`; once torch's import has finished, it registers global
+   nn.Module hooks (torch.nn.modules.module.register_module_forward_pre_hook and
+   register_module_forward_hook) and removes the finder. A program that never imports
+   torch is not touched further.
+3. The hooks name every module by its qualified name in the model (the path
+   named_modules() gives it from the outermost module called, e.g.
+   "bert.encoder.layer.3.attention.self"; the outermost module is named by its class)
+   and, while the module's forward runs, hold that name as a scope of the calling thread
+   in the recorder (vramtrace_scope_push / vramtrace_scope_pop in libvramtrace.so,
+   through ctypes). Every allocation the thread makes meanwhile gets the scope frame.
+4. Backward: in the forward hook, each output tensor that requires grad gets a tensor
+   hook (Tensor.register_hook); when autograd computes that gradient, on whatever
+   thread runs it, the hook makes the module the thread's backward scope
+   (vramtrace_scope_backward), which lasts until the next module's output gradient is
+   computed on that thread or the backward pass ends (a callback queued on autograd's
+   engine, vramtrace_scope_backward_end). When several modules output one tensor (a
+   module returning its last submodule's output), the innermost one is kept. Full
+   backward hooks are deliberately not used: they wrap outputs in a custom autograd
+   function, which makes in-place operations on module outputs fail.
+It never changes what a module computes or returns. Under torch.compile the hooks do
+nothing while dynamo traces (torch.compiler.is_compiling()), so they add no graph breaks.
+If the recorder is not loaded in the process, nothing is registered.
+VRAMTRACE_DEBUG=1 prints one line when the hooks are installed.
+"""
+import os
+import sys
+
+_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _warn(msg):
+    try:
+        sys.stderr.write("vramtrace: --torch-modules: %s\n" % msg)
+    except Exception:
+        pass
+
+
+# ---------------------------------------------------------------------------
+#  1. Chain to the next sitecustomize on the path
+# ---------------------------------------------------------------------------
+def _chain():
+    import importlib.machinery
+    import importlib.util
+
+    def same(p):
+        try:
+            return os.path.samefile(p or os.getcwd(), _DIR)
+        except OSError:
+            return False
+
+    path = [p for p in sys.path if not same(p)]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    if spec is None or spec.loader is None:
+        return
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as e:  # what site.py does with a failing sitecustomize
+        if os.environ.get("PYTHONVERBOSE"):
+            import traceback
+
+            traceback.print_exc()
+        else:
+            sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                             "%s: %s\n" % (type(e).__name__, e))
+    globals()["_chained"] = mod  # kept alive, like sys.modules would keep it
+
+
+# ---------------------------------------------------------------------------
+#  3, 4. The module hooks
+# ---------------------------------------------------------------------------
+# Wrappers whose first path component is theirs, not the model's.
+_WRAPPERS = {"DistributedDataParallel": "module.", "DataParallel": "module.",
+             "FullyShardedDataParallel": "_fsdp_wrapped_module.", "OptimizedModule": "_orig_mod."}
+
+
+def _install(torch):
+    import ctypes
+    import threading
+    import weakref
+
+    try:
+        lib = ctypes.PyDLL(None)
+        push, pop = lib.vramtrace_scope_push, lib.vramtrace_scope_pop
+        backward, backward_end = lib.vramtrace_scope_backward, lib.vramtrace_scope_backward_end
+    except (OSError, AttributeError):
+        return  # the recorder is not in this process
+    push.argtypes, push.restype = [ctypes.c_char_p], ctypes.c_int
+    pop.argtypes, pop.restype = [], ctypes.c_int
+    backward.argtypes, backward.restype = [ctypes.c_char_p], None
+    backward_end.argtypes, backward_end.restype = [], None
+
+    from torch.nn.modules import module as M
+
+    compiler = getattr(torch, "compiler", None)
+    compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
+
+    names = weakref.WeakKeyDictionary()   # module -> name (bytes)
+    roots = weakref.WeakKeyDictionary()   # module -> the module it was named from
+    tls = threading.local()               # .parents: modules whose forward runs here
+    state = {"gen": 0, "in_backward": False}
+    grad_hooks = {}                       # name -> its tensor hook
+
+    def name_tree(root, prefix):
+        members = list(root.named_modules())
+        ids = {id(m) for _, m in members}
+        strip = _WRAPPERS.get(type(root).__name__)
+        for path, m in members:
+            old = roots.get(m)
+            if m in names and old is not None and id(old) not in ids:
+                continue  # named from a larger model already
+            if strip and path.startswith(strip):
+                path = path[len(strip):]
+            if not path:
+                n = prefix or type(m).__name__
+            else:
+                n = prefix + "." + path if prefix else path
+            names[m] = n.encode("utf-8", "replace")
+            roots[m] = root
+
+    def name_of(module):
+        n = names.get(module)
+        if n is not None and roots.get(module) is not None:
+            return n
+        parents = getattr(tls, "parents", None)
+        if parents:  # called inside another module without being its child
+            prefix = names.get(parents[-1], b"?").decode("utf-8", "replace") + "." + type(module).__name__
+            name_tree(module, prefix)
+        else:
+            name_tree(module, None)
+        return names.get(module, type(module).__name__.encode())
+
+    def end_backward():
+        state["gen"] += 1
+        state["in_backward"] = False
+        backward_end()
+
+    def grad_hook_for(name, outermost):
+        h = grad_hooks.get(name)
+        if h is not None:
+            return h
+        inner = b"" if outermost else name + b"."  # the outermost module holds every other
+
+        def h(grad):
+            cur = getattr(tls, "bwd", None)
+            if cur is not None and cur[0] == state["gen"] and cur[1].startswith(inner):
+                return None  # an inner module of this one output the same tensor
+            tls.bwd = (state["gen"], name)
+            backward(name)
+            if not state["in_backward"]:
+                try:
+                    torch.autograd.Variable._execution_engine.queue_callback(end_backward)
+                    state["in_backward"] = True
+                except Exception:
+                    pass
+            return None
+
+        grad_hooks[name] = h
+        return h
+
+    def tensors(out, depth=0):
+        if isinstance(out, torch.Tensor):
+            yield out
+        elif depth < 2 and isinstance(out, (tuple, list)):
+            for o in out:
+                yield from tensors(o, depth + 1)
+        elif depth < 2 and isinstance(out, dict):
+            for o in out.values():
+                yield from tensors(o, depth + 1)
+
+    def pre(module, args):
+        if compiling():
+            return None
+        parents = getattr(tls, "parents", None)
+        if parents is None:
+            parents = tls.parents = []
+        if not parents:  # an outermost call: a new forward pass
+            tls.bwd = None
+        name = name_of(module)
+        parents.append(module)
+        push(name)
+        return None
+
+    def post(module, args, output):
+        if compiling():
+            return None
+        parents = getattr(tls, "parents", None)
+        if not parents or parents[-1] is not module:
+            return None  # its pre-hook did not run (the hooks were added mid-call)
+        parents.pop()
+        pop()
+        name = names.get(module)
+        if name is not None and torch.is_grad_enabled():
+            h = None
+            for i, t in enumerate(tensors(output)):
+                if i >= 64:
+                    break
+                if t.requires_grad and t.grad_fn is not None:
+                    h = h or grad_hook_for(name, roots.get(module) is module)
+                    t.register_hook(h)
+        return None
+
+    M.register_module_forward_pre_hook(pre)
+    try:
+        M.register_module_forward_hook(post, always_call=True)
+    except TypeError:  # PyTorch < 2.1: no always_call
+        M.register_module_forward_hook(post)
+    if os.environ.get("VRAMTRACE_DEBUG") == "1":
+        _warn("module hooks installed (torch %s)" % getattr(torch, "__version__", "?"))
+
+
+# ---------------------------------------------------------------------------
+#  2. Waiting for torch
+# ---------------------------------------------------------------------------
+class _Loader(object):
+    """Runs torch's own loader, then installs the hooks; otherwise it is torch's loader."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module):
+        self._inner.exec_module(module)
+        module.__loader__ = self._inner
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._inner
+        try:
+            _install(module)
+        except Exception as e:  # never break the program's import of torch
+            _warn("not installed: %s: %s" % (type(e).__name__, e))
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class _TorchFinder(object):
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _Loader(spec.loader)
+        return spec
+
+
+def _main():
+    try:
+        _chain()
+    finally:
+        if "torch" in sys.modules:
+            try:
+                _install(sys.modules["torch"])
+            except Exception as e:
+                _warn("not installed: %s: %s" % (type(e).__name__, e))
+        else:
+            sys.meta_path.insert(0, _TorchFinder())
+
+
+_main()

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""validate.py - checks what `vramtrace timeline|flamegraph|export` wrote against the
+figures `vramtrace report --json` gives for the same trace (docs/pictures.md).
+
+    validate.py REPORT_JSON KIND FILE [NAME=VALUE...] [-- KIND FILE [NAME=VALUE...]]...
+
+KIND: svg, timeline-html, flame-html, folded, perfetto, speedscope, csv. Several files
+in one run (Python starts once). Exits 1 after printing one line per failed check.
+Only the standard library: CI installs nothing for it."""
+import html
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+CATEGORIES = {"weights", "activations", "gradients", "optimizer_state", "workspace",
+              "temporary", "host_pinned", "other"}
+failures = []
+
+
+def check(cond, what):
+    if cond:
+        print("ok: " + what)
+    else:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def svg(path, rep, args):
+    tree = ET.parse(path)  # raises on malformed XML
+    root = tree.getroot()
+    check(root.tag == "{http://www.w3.org/2000/svg}svg", "root element is <svg> in the SVG namespace")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    paths = root.findall(".//s:path", ns)
+    rects = root.findall(".//s:rect", ns)
+    texts = root.findall(".//s:text", ns)
+    check(len(texts) >= 3, "%d text elements" % len(texts))
+    if args.get("expect") == "timeline":
+        check(len(paths) >= 2, "%d paths (bands, outline)" % len(paths))
+        peak = rep["peak_bytes"]
+        label = [t.text for t in texts if t.text and t.text.startswith("peak ")]
+        check(not peak or label, "the peak is labelled")
+    elif args.get("sum") == "0":
+        check(any(t.text and t.text.startswith("nothing to show") for t in texts), "an empty graph says so")
+    else:
+        check(len(rects) >= 2, "%d frame boxes" % len(rects))
+    for e in root.iter():
+        for k, v in e.attrib.items():
+            if v.startswith("http") and k != "xmlns":
+                failures.append("external reference %s=%s" % (k, v))
+
+
+def page_data(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="vt-data">\n?(.*?)</script>', text, re.S)
+    check(m is not None, "the page embeds its data")
+    for bad in ("<link", " src=", "http://", "https://", "@import", "url("):
+        check(bad not in text, "no network reference (%r)" % bad)
+    return text, json.loads(m.group(1))
+
+
+def timeline_html(path, rep, args):
+    text, d = page_data(path)
+    n = d["n"]
+    check(len(d["max"]) == n and len(d["min"]) == n and len(d["tmax"]) == n, "%d buckets of max, min, tmax" % n)
+    check(len(d["v"]) == len(d["series"]), "one value array per series (%d)" % len(d["series"]))
+    for i, s in enumerate(d["series"]):
+        check(len(d["v"][i]) == n, "series %r has %d values" % (s["name"], n))
+    sums_ok = all(sum(d["v"][s][b] for s in range(len(d["series"]))) == d["max"][b] for b in range(n))
+    check(sums_ok, "the series of every bucket add up to its max")
+    check(all(d["min"][b] <= d["max"][b] for b in range(n)), "min <= max in every bucket")
+    if not args.get("range"):
+        check(max(d["max"]) == rep["peak_bytes"], "the highest bucket is the exact peak %d" % rep["peak_bytes"])
+        check(d["peak"] == rep["peak_bytes"], "the page's peak is the report's")
+        check(sum(s["peak"] for s in d["series"]) == rep["peak_bytes"], "the legend adds up to the peak")
+    elif args.get("contains_peak"):
+        check(max(d["max"]) == rep["peak_bytes"], "the range holds the peak: its highest bucket is %d" % rep["peak_bytes"])
+    else:
+        check(max(d["max"]) <= rep["peak_bytes"], "a range holds no more than the peak")
+    if args.get("by") == "category":
+        check(all(s["name"] in CATEGORIES for s in d["series"]), "series are categories")
+    if not args.get("range"):
+        check(len(d["ooms"]) == rep["events"]["ooms"], "%d OOM markers" % len(d["ooms"]))
+    check(text.count('id="vt-chart"') == 1 and 'id="vt-legend"' in text, "chart and legend elements")
+
+
+def flame_html(path, rep, args):
+    text, d = page_data(path)
+    nn = len(d["n"])
+    check(nn >= 1 and len(d["d"]) == nn and len(d["v"]) == nn and len(d["k"]) == nn, "%d nodes" % nn)
+    check(d["d"][0] == 0, "the root comes first")
+    check(d["v"][0] == int(args["sum"]), "the root holds %s bytes" % args["sum"])
+    # preorder: every child's value fits in its parent's, and children sum to at most it
+    stack, ok = [], True
+    kids = [0] * nn
+    for i in range(nn):
+        while len(stack) > d["d"][i]:
+            stack.pop()
+        if stack:
+            kids[stack[-1]] += d["v"][i]
+        stack.append(i)
+    ok = all(kids[i] <= d["v"][i] for i in range(nn))
+    check(ok, "children never hold more than their parent")
+    check(all(0 <= x < len(d["names"]) for x in d["n"]), "labels are in the table")
+
+
+def folded(path, rep, args):
+    total, lines = 0, 0
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"^(.+) (\d+)$", line.rstrip("\n"))
+        if not m:
+            failures.append("bad folded line: %r" % line)
+            continue
+        total += int(m.group(2))
+        lines += 1
+    check(total == int(args["sum"]), "%d lines sum to %s (%d)" % (lines, args["sum"], total))
+
+
+def perfetto(path, rep, args):
+    d = json.load(open(path, encoding="utf-8"))
+    ev = d["traceEvents"]
+    check(isinstance(ev, list) and ev, "traceEvents is a non-empty list")
+    for e in ev:
+        for k in ("name", "ph", "pid"):
+            if k not in e:
+                failures.append("event without %s: %r" % (k, e))
+        if e["ph"] in ("C", "i"):
+            if not isinstance(e.get("ts"), (int, float)):
+                failures.append("event without a numeric ts: %r" % e)
+        if e["ph"] == "C":
+            if not e.get("args") or not all(isinstance(v, (int, float)) for v in e["args"].values()):
+                failures.append("counter without numeric args: %r" % e)
+        if e["ph"] == "i" and e.get("s") not in ("g", "p", "t"):
+            failures.append("instant with a bad scope: %r" % e)
+    counters = {e["name"] for e in ev if e["ph"] == "C"}
+    cats = counters & CATEGORIES
+    check(cats or not rep["peak_bytes"], "counter tracks per category: %s" % sorted(cats))
+    check(counters - CATEGORIES <= {"device memory", "NVML process used", "NVML device used"},
+          "no other counter tracks (%s)" % sorted(counters - CATEGORIES))
+    # replay the counters: at each total, the categories add up to it
+    cur, top, adds_up = {}, 0, True
+    for e in ev:  # written in time order, categories before their total
+        if e["ph"] != "C":
+            continue
+        if e["name"] in CATEGORIES:
+            cur[e["name"]] = e["args"]["bytes"]
+        elif e["name"] == "device memory":
+            top = max(top, e["args"]["bytes"])
+            if sum(cur.values()) != e["args"]["bytes"]:
+                adds_up = False
+    check(adds_up, "at every point the category tracks add up to the total")
+    check(top == rep["peak_bytes"], "the total track reaches the exact peak %d (%d)" % (rep["peak_bytes"], top))
+    ooms = [e for e in ev if e["ph"] == "i" and e["name"] == "OOM"]
+    check(len(ooms) == rep["events"]["ooms"], "one instant per OOM (%d)" % len(ooms))
+    for o in ooms:
+        if not {"size", "free", "total"} <= set(o["args"]):
+            failures.append("OOM instant without size/free/total: %r" % o)
+    meta = [e for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+    check(len(meta) == 1, "the process is named")
+
+
+def speedscope(path, rep, args):
+    d = json.load(open(path, encoding="utf-8"))
+    check(d.get("$schema") == "https://www.speedscope.app/file-format-schema.json", "$schema")
+    frames = d["shared"]["frames"]
+    check(all("name" in f for f in frames), "%d frames with names" % len(frames))
+    check(len(d["profiles"]) == 3, "three profiles")
+    sums = [int(x) for x in args["sums"].split(",")]
+    for p, want in zip(d["profiles"], sums):
+        check(p["type"] == "sampled" and p["unit"] == "bytes", "profile %r is sampled, in bytes" % p["name"])
+        check(len(p["samples"]) == len(p["weights"]), "samples and weights pair up")
+        check(all(0 <= i < len(frames) for s in p["samples"] for i in s), "frame indexes are valid")
+        check(sum(p["weights"]) == p["endValue"] == want, "weights sum to endValue %d" % want)
+    check(0 <= d["activeProfileIndex"] < 3, "activeProfileIndex")
+
+
+def csv_(path, rep, args):
+    import csv
+    rows = csv.reader(open(path, encoding="utf-8", newline=""))
+    head = next(rows)
+    check(head[:3] == ["time_ns", "event", "kind"], "header")
+    n, bad_len, kinds, top, uncategorized = 0, 0, set(), 0, 0
+    for r in rows:  # streamed: a big trace has millions of rows
+        n += 1
+        bad_len += len(r) != len(head)
+        kinds.add(r[1])
+        top = max(top, int(r[9]))
+        uncategorized += r[1] == "alloc" and r[10] not in CATEGORIES
+    ev = rep["events"]
+    want = ev["allocs"] + ev["frees"] + ev["ooms"] + ev["vmm_ops"]
+    check(n == want, "one row per event: %d (report: %d)" % (n, want))
+    check(not bad_len, "every row has %d fields" % len(head))
+    check(kinds <= {"alloc", "free", "oom", "vmm"}, "event names %s" % sorted(kinds))
+    check(top == rep["peak_bytes"], "device_live_bytes reaches the peak")
+    check(not uncategorized, "allocations have categories")
+
+
+KINDS = {"svg": svg, "timeline-html": timeline_html, "flame-html": flame_html, "folded": folded,
+         "perfetto": perfetto, "speedscope": speedscope, "csv": csv_}
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__)
+        return 2
+    rep = json.load(open(sys.argv[1], encoding="utf-8"))
+    specs, cur = [], []
+    for a in sys.argv[2:]:
+        if a == "--":
+            specs.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    specs.append(cur)
+    for spec in specs:
+        if len(spec) < 2 or spec[0] not in KINDS:
+            print(__doc__)
+            return 2
+        kind, path = spec[:2]
+        args = dict(a.split("=", 1) for a in spec[2:])
+        print("== %s %s %s" % (kind, os.path.basename(path), " ".join(spec[2:])))
+        before = len(failures)
+        try:
+            KINDS[kind](path, rep, args)
+        except Exception as e:  # a parse error is a failed check, with its message
+            failures.append("%s: %s: %s" % (path, type(e).__name__, e))
+        for f in failures[before:]:
+            print("FAIL: %s %s: %s" % (kind, os.path.basename(path), f), file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/bin/sh
+# run_env.sh VRAMTRACE LIB - what `vramtrace run` puts in the program's environment for
+# NVTX and --torch-modules (docs/python.md).
+set -u
+vt=$1 lib=$2
+libdir=$(dirname "$lib")
+fail=0
+say() { echo "run_env: FAIL: $*"; fail=1; }
+show='echo "NVTX=$NVTX_INJECTION64_PATH"; echo "PYTHONPATH=${PYTHONPATH-unset}"'
+
+out=$(VRAMTRACE_LIB="$lib" PYTHONPATH= "$vt" run --no-summary -- sh -c "$show" 2>/dev/null)
+echo "$out" | grep -qx "NVTX=$lib" || say "NVTX_INJECTION64_PATH is not the recorder: $out"
+echo "$out" | grep -qx "PYTHONPATH=" || say "PYTHONPATH changed without --torch-modules: $out"
+
+out=$(VRAMTRACE_LIB="$lib" PYTHONPATH=/a:/b "$vt" run --torch-modules --no-summary -- sh -c "$show" 2>/dev/null)
+echo "$out" | grep -qx "PYTHONPATH=$libdir/vramtrace_py:/a:/b" || say "--torch-modules: $out"
+[ -f "$libdir/vramtrace_py/sitecustomize.py" ] || say "$libdir/vramtrace_py/sitecustomize.py is missing"
+
+# a value the user (another tool) set is kept
+out=$(VRAMTRACE_LIB="$lib" NVTX_INJECTION64_PATH=/other/libinj.so "$vt" run --no-summary -- sh -c "$show" 2>/dev/null)
+echo "$out" | grep -qx "NVTX=/other/libinj.so" || say "a user's NVTX_INJECTION64_PATH was replaced: $out"
+
+[ $fail = 0 ] && echo "run_env: ok"
+exit $fail

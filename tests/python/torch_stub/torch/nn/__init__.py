@@ -1,0 +1,2 @@
+from .modules.module import Module, ModuleList  # noqa: F401
+from .modules import module as _module  # noqa: F401
