@@ -3,6 +3,7 @@
 #include "vt_cmds.h"
 
 #include "vt_args.h"
+#include "vt_cat.h"
 #include "vt_export.h"
 
 #include <stdio.h>
@@ -11,7 +12,7 @@
 
 static const char usage[] =
     "usage: vramtrace export --format FORMAT TRACE [-o FILE] [--what peak|allocated|leaked]\n"
-    "                        [--device N|all] [--buckets N]\n"
+    "                        [--device N|all] [--buckets N] [--rules FILE]... [--no-default-rules]\n"
     "  FORMAT:\n"
     "    folded      stacks for flamegraph.pl and inferno (bytes per stack)\n"
     "    pprof       gzipped pprof profile: go tool pprof -http=: FILE\n"
@@ -21,15 +22,16 @@ static const char usage[] =
     "    csv         one row per event\n"
     "  --what: the bytes of folded stacks, the default sample type of pprof, the profile\n"
     "  speedscope opens first: live at the peak (default), allocated, or leaked at the end.\n"
+    "  --rules, --no-default-rules: category rules, as for report (docs/categories.md).\n"
     "  Without -o (or with -o -) the output goes to stdout.\n";
 
 int vt_cmd_export(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_FORMAT, O_WHAT, O_DEVICE, O_BUCKETS, O_HELP };
+    enum { O_OUT = 1, O_FORMAT, O_WHAT, O_DEVICE, O_BUCKETS, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "format", 'f', 1, O_FORMAT }, { "what", 0, 1, O_WHAT },
-        { "device", 0, 1, O_DEVICE }, { "buckets", 0, 1, O_BUCKETS }, { "help", 'h', 0, O_HELP },
-        { NULL, 0, 0, 0 }
+        { "device", 0, 1, O_DEVICE }, { "buckets", 0, 1, O_BUCKETS }, { "rules", 0, 1, O_RULES },
+        { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     static const struct {
         const char *name;
@@ -44,6 +46,10 @@ int vt_cmd_export(int argc, char **argv)
     int fmt = -1;
     vt_export_opts eo = { VT_WHAT_PEAK, VT_ALL_DEVICES, 0 };
     uint64_t u;
+    /* rules files are read once the options are known good, so no early return leaks them */
+    const char *rules[64];
+    size_t nrules = 0;
+    vt_cat_opts cat = { NULL, 0, 0 };
     vt_args a;
     vt_args_init(&a, "export", argc, argv);
     const char *v;
@@ -77,6 +83,11 @@ int vt_cmd_export(int argc, char **argv)
             if (u < 1) { vt_args_error(&a, "--buckets must be at least 1"); return 2; }
             eo.buckets = (size_t)u;
             break;
+        case O_RULES:
+            if (nrules == sizeof rules / sizeof rules[0]) { vt_args_error(&a, "too many --rules"); return 2; }
+            rules[nrules++] = v;
+            break;
+        case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -86,8 +97,12 @@ int vt_cmd_export(int argc, char **argv)
         vt_args_error(&a, "pprof output is binary: use -o FILE");
         return 2;
     }
+    for (size_t i = 0; i < nrules; i++)
+        if (vt_cat_opts_add_rules(&cat, rules[i])) { vt_cat_opts_free(&cat); return 2; }
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
-    int rc = vt_analyze(&an, 1, &path, NULL);
+    int rc = vt_analyze(&an, 1, &path, &ao);
+    vt_cat_opts_free(&cat);
     if (rc) { vt_analysis_free(&an); return rc; }
     FILE *f = vt_export_open(out, formats[fmt].binary);
     if (!f) rc = 2;

@@ -3,6 +3,7 @@
 #include "vt_cmds.h"
 
 #include "vt_args.h"
+#include "vt_cat.h"
 #include "vt_export.h"
 #include "vt_html.h"
 #include "vt_series.h"
@@ -15,22 +16,26 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: vramtrace timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind] [--top N]\n"
+    "usage: vramtrace timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind|layer] [--top N]\n"
     "                          [--device N|all] [--from TIME] [--to TIME] [--buckets N]\n"
-    "                          [--format html|svg] [--title TEXT]\n"
-    "  Device memory over time, stacked by category (default), by the top N sites (default\n"
-    "  10, then \"other\"), or by allocation kind; the peak marked, NVML drawn as a line.\n"
+    "                          [--format html|svg] [--title TEXT] [--rules FILE]... [--no-default-rules]\n"
+    "  Device memory over time, stacked by category (default), by the top N sites or layers\n"
+    "  (default 10, then \"other\"), or by allocation kind; the peak marked, NVML drawn as a\n"
+    "  line.\n"
     "  HTML (one self-contained file: zoom, hover, legend) unless FILE ends in .svg.\n"
     "  --device: one GPU (default: all of them together). --from/--to: a time range\n"
-    "  (12.5s, 300ms, ...). --buckets: time resolution (default 2000, max 1000000).\n";
+    "  (12.5s, 300ms, ...). --buckets: time resolution (default 2000, max 1000000).\n"
+    "  --rules, --no-default-rules: category rules, as for report (docs/categories.md).\n";
 
 int vt_cmd_timeline(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_BY, O_TOP, O_DEVICE, O_FROM, O_TO, O_BUCKETS, O_FORMAT, O_TITLE, O_HELP };
+    enum { O_OUT = 1, O_BY, O_TOP, O_DEVICE, O_FROM, O_TO, O_BUCKETS, O_FORMAT, O_TITLE, O_RULES, O_NO_DEFAULT_RULES,
+           O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "by", 0, 1, O_BY }, { "top", 0, 1, O_TOP },
         { "device", 0, 1, O_DEVICE }, { "from", 0, 1, O_FROM }, { "to", 0, 1, O_TO },
         { "buckets", 0, 1, O_BUCKETS }, { "format", 0, 1, O_FORMAT }, { "title", 0, 1, O_TITLE },
+        { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_series_opts so = { VT_SERIES_BY_CATEGORY, VT_ALL_DEVICES, 10, 2000, 0, UINT64_MAX, 0 };
@@ -38,6 +43,10 @@ int vt_cmd_timeline(int argc, char **argv)
     char *path = NULL;
     int svg = -1;
     uint64_t u;
+    /* rules files are read once the options are known good, so no early return leaks them */
+    const char *rules[64];
+    size_t nrules = 0;
+    vt_cat_opts cat = { NULL, 0, 0 };
     vt_args a;
     vt_args_init(&a, "timeline", argc, argv);
     const char *v;
@@ -54,7 +63,8 @@ int vt_cmd_timeline(int argc, char **argv)
             if (!strcmp(v, "category")) so.by = VT_SERIES_BY_CATEGORY;
             else if (!strcmp(v, "site")) so.by = VT_SERIES_BY_SITE;
             else if (!strcmp(v, "kind")) so.by = VT_SERIES_BY_KIND;
-            else { vt_args_error(&a, "bad value '%s' for --by (category, site or kind)", v); return 2; }
+            else if (!strcmp(v, "layer")) so.by = VT_SERIES_BY_LAYER;
+            else { vt_args_error(&a, "bad value '%s' for --by (category, site, kind or layer)", v); return 2; }
             break;
         case O_TOP:
             if (vt_args_uint(&a, "--top", v, VT_SERIES_MAX - 1, &u)) return 2;
@@ -79,6 +89,11 @@ int vt_cmd_timeline(int argc, char **argv)
             else { vt_args_error(&a, "bad value '%s' for --format (html or svg)", v); return 2; }
             break;
         case O_TITLE: title = v; break;
+        case O_RULES:
+            if (nrules == sizeof rules / sizeof rules[0]) { vt_args_error(&a, "too many --rules"); return 2; }
+            rules[nrules++] = v;
+            break;
+        case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -87,8 +102,12 @@ int vt_cmd_timeline(int argc, char **argv)
     if (so.to != UINT64_MAX && so.to <= so.from) { vt_args_error(&a, "--to must be after --from"); return 2; }
     if (svg < 0) svg = vt_export_is_svg(out);
 
+    for (size_t i = 0; i < nrules; i++)
+        if (vt_cat_opts_add_rules(&cat, rules[i])) { vt_cat_opts_free(&cat); return 2; }
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
-    int rc = vt_analyze(&an, 1, &path, NULL);
+    int rc = vt_analyze(&an, 1, &path, &ao);
+    vt_cat_opts_free(&cat);
     if (rc) { vt_analysis_free(&an); return rc; }
     vt_series s;
     rc = vt_series_build(&s, &an, &so);

@@ -177,7 +177,7 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     vt_html_esc(f, vt_units_time(b2, s->peak_time));
     fputs(" &middot; ", f);
     vt_html_esc(f, memory);
-    fprintf(f, " &middot; by %s", s->by == VT_SERIES_BY_SITE ? "site" : s->by == VT_SERIES_BY_KIND ? "kind" : "category");
+    fprintf(f, " &middot; by %s", s->by == VT_SERIES_BY_SITE ? "site" : s->by == VT_SERIES_BY_KIND ? "kind" : s->by == VT_SERIES_BY_LAYER ? "layer" : "category");
     if (s->end_live) {
         fputs(" &middot; ", f);
         vt_html_esc(f, vt_units_size(b1, s->end_live));

@@ -56,10 +56,14 @@ typedef struct {
 
 /* Marks: the records that are not fast ALLOC/FREE events, decoded on the caller's side
  * from the chunk's bytes (time_ns, addr: the codec state before the record; size: its
- * offset in the chunk), and where a malformed record stops the reading (size: its
- * index in the chunk). */
+ * offset in the chunk); where a malformed record stops the reading (size: its index in
+ * the chunk); and where a chunk of more than MAX_CHUNK_EVENTS records goes on to be
+ * decoded on the caller's side, record by record (as EV_MARK), so that a huge chunk
+ * does not make a huge array of events in every buffer of the ring. */
 #define EV_MARK 0
+#define EV_REST 0xfe
 #define EV_BAD  0xff
+#define MAX_CHUNK_EVENTS (1u << 18)   /* 8 MiB of events; a 1 MiB chunk holds ~70k */
 
 /* A decompressor: its zstd context and the compressed bytes of its current chunk. */
 typedef struct {
@@ -191,6 +195,7 @@ typedef struct reader_impl {
     fast_events_fn events;
     int events_mode;           /* vt_reader_start_events: chunks come decoded */
     size_t ev_at, mark_at;     /* event mode: next event and next mark of cur */
+    int raw_rest;              /* event mode: the rest of cur is read from pos..end */
     vt_ev evbuf[256];          /* record mode: what vt_reader_events returns */
 } reader_impl;
 
@@ -469,9 +474,11 @@ static int next_chunk(vt_reader *r)
         release_buffers(im);
         return 0;
     }
-    r->pos = b->raw;
-    r->end = b->raw + b->raw_len;
+    /* event mode reads the raw bytes only from marks */
+    r->pos = im->events_mode ? NULL : b->raw;
+    r->end = im->events_mode ? NULL : b->raw + b->raw_len;
     im->ev_at = im->mark_at = 0;
+    im->raw_rest = 0;
     r->chunk_offset = b->start;
     r->chunk_records = 0;
     r->chunk_base_time = b->base_time;
@@ -733,19 +740,32 @@ static int chunk_decode(reader_impl *im, chunk_buf *b)
     uint32_t index = 0;
     /* a record takes 2 bytes at least: the header's count is a hint, not a promise */
     size_t want = b->nrecords < b->raw_len / 2 ? b->nrecords + 1 : b->raw_len / 2 + 1;
+    if (want > MAX_CHUNK_EVENTS) want = MAX_CHUNK_EVENTS;
+    if (!b->marks_cap) {
+        if (!(b->marks = malloc(64 * sizeof *b->marks))) return chunk_fail(b, "out of memory");
+        b->marks_cap = 64;
+    }
     for (;;) {
+        int rest = 0;
         if (n + 64 > b->ev_cap) {
-            size_t cap = b->ev_cap > want ? b->ev_cap * 2 : want + 64;
-            vt_ev *e = realloc(b->ev, cap * sizeof *e);
-            if (!e) return chunk_fail(b, "out of memory");
-            b->ev = e;
-            b->ev_cap = cap;
+            if (b->ev_cap >= MAX_CHUNK_EVENTS) {
+                rest = 1; /* room for the mark is left: n < ev_cap */
+            } else {
+                size_t cap = b->ev_cap > want ? b->ev_cap * 2 : want + 64;
+                if (cap > MAX_CHUNK_EVENTS) cap = MAX_CHUNK_EVENTS;
+                vt_ev *e = realloc(b->ev, cap * sizeof *e);
+                if (!e) return chunk_fail(b, "out of memory");
+                b->ev = e;
+                b->ev_cap = cap;
+            }
         }
-        size_t k = im->events(&c, &p, end, b->ev + n, b->ev_cap - n);
-        n += k;
-        index += (uint32_t)k;
-        if (p >= end) break;
-        if (n == b->ev_cap) continue; /* the array is full: grow it */
+        if (!rest) {
+            size_t k = im->events(&c, &p, end, b->ev + n, b->ev_cap - n - 1);
+            n += k;
+            index += (uint32_t)k;
+            if (p >= end) break;
+            if (n + 1 == b->ev_cap) continue; /* the array is full: grow it */
+        }
         if (nm + 2 > b->marks_cap) {
             size_t cap = b->marks_cap ? b->marks_cap * 2 : 64;
             uint32_t *m = realloc(b->marks, cap * sizeof *m);
@@ -759,6 +779,10 @@ static int chunk_decode(reader_impl *im, chunk_buf *b)
         m->addr = c.last_addr;
         m->size = (uint64_t)(p - b->raw);
         b->marks[nm++] = (uint32_t)n++;
+        if (rest) {
+            m->type = EV_REST;
+            break;
+        }
         vt_rec scratch;
         size_t used = vt_codec_decode(&c, p, (size_t)(end - p), &scratch);
         if (!used) {
@@ -771,13 +795,7 @@ static int chunk_decode(reader_impl *im, chunk_buf *b)
         index++;
     }
     b->nev = n;
-    if (nm + 1 > b->marks_cap) {
-        uint32_t *m = realloc(b->marks, (nm + 1) * sizeof *m);
-        if (!m) return chunk_fail(b, "out of memory");
-        b->marks = m;
-        b->marks_cap = nm + 1;
-    }
-    b->marks[nm] = (uint32_t)n; /* the end: a mark past the last event */
+    b->marks[nm] = (uint32_t)n; /* the end: a mark past the last event (room: nm + 2) */
     b->nmarks = nm;
     return CHUNK_OK;
 }
@@ -792,35 +810,54 @@ static int next_bad(vt_reader *r, uint64_t index)
     return 0;
 }
 
-/* Event mode: the record at the current position of the current chunk. */
-static int next_event_mode(vt_reader *r, vt_rec *rec)
+int vt_reader_next(vt_reader *r, vt_rec *rec)
 {
     reader_impl *im = r->impl;
+    if (!im) return 0;
     for (;;) {
         chunk_buf *b = im->cur;
-        if (b && !im->released && im->ev_at < b->nev) {
-            const vt_ev *e = &b->ev[im->ev_at];
-            if (e->type == EV_BAD) return next_bad(r, e->size);
-            if (e->type == EV_MARK) {
-                r->codec.last_time = e->time_ns;
-                r->codec.last_addr = e->addr;
-                const uint8_t *p = b->raw + e->size, *end = b->raw + b->raw_len;
-                size_t n = im->fast(&r->codec, p, end, rec);
-                if (!n) n = vt_codec_decode(&r->codec, p, (size_t)(end - p), rec);
-                if (!n) return next_bad(r, r->chunk_records);
-                im->mark_at++;
-            } else {
-                /* A run of events read one by one: what the events keep, no more. */
-                memset(rec, 0, sizeof *rec);
-                rec->type = e->type;
-                rec->kind = e->kind;
-                rec->device = e->device;
-                rec->stack_id = e->stack_id;
-                rec->time_ns = e->time_ns;
-                rec->addr = e->addr;
-                rec->size = e->size;
+        if (im->events_mode && !im->raw_rest) {
+            if (b && !im->released && im->ev_at < b->nev) {
+                const vt_ev *e = &b->ev[im->ev_at];
+                if (e->type == EV_BAD) return next_bad(r, e->size);
+                if (e->type == EV_REST) {
+                    r->codec.last_time = e->time_ns;
+                    r->codec.last_addr = e->addr;
+                    r->pos = b->raw + e->size;
+                    r->end = b->raw + b->raw_len;
+                    im->raw_rest = 1;
+                    im->ev_at++;
+                    continue;
+                }
+                if (e->type == EV_MARK) {
+                    r->codec.last_time = e->time_ns;
+                    r->codec.last_addr = e->addr;
+                    const uint8_t *p = b->raw + e->size, *end = b->raw + b->raw_len;
+                    size_t n = im->fast(&r->codec, p, end, rec);
+                    if (!n) n = vt_codec_decode(&r->codec, p, (size_t)(end - p), rec);
+                    if (!n) return next_bad(r, r->chunk_records);
+                    im->mark_at++;
+                } else {
+                    /* A run of events read one by one: what the events keep, no more. */
+                    memset(rec, 0, sizeof *rec);
+                    rec->type = e->type;
+                    rec->kind = e->kind;
+                    rec->device = e->device;
+                    rec->stack_id = e->stack_id;
+                    rec->time_ns = e->time_ns;
+                    rec->addr = e->addr;
+                    rec->size = e->size;
+                }
+                im->ev_at++;
+                r->chunk_records++;
+                r->nrecords++;
+                return 1;
             }
-            im->ev_at++;
+        } else if (r->pos < r->end) {
+            size_t n = im->fast(&r->codec, r->pos, r->end, rec);
+            if (!n) n = vt_codec_decode(&r->codec, r->pos, (size_t)(r->end - r->pos), rec);
+            if (n == 0) return next_bad(r, r->chunk_records);
+            r->pos += n;
             r->chunk_records++;
             r->nrecords++;
             return 1;
@@ -829,28 +866,12 @@ static int next_event_mode(vt_reader *r, vt_rec *rec)
     }
 }
 
-int vt_reader_next(vt_reader *r, vt_rec *rec)
-{
-    if (!r->impl) return 0;
-    if (((reader_impl *)r->impl)->events_mode) return next_event_mode(r, rec);
-    while (r->pos >= r->end) {
-        if (r->eof || !next_chunk(r)) return 0;
-    }
-    size_t n = ((reader_impl *)r->impl)->fast(&r->codec, r->pos, r->end, rec);
-    if (!n) n = vt_codec_decode(&r->codec, r->pos, (size_t)(r->end - r->pos), rec);
-    if (n == 0) return next_bad(r, r->chunk_records);
-    r->pos += n;
-    r->chunk_records++;
-    r->nrecords++;
-    return 1;
-}
-
 size_t vt_reader_events(vt_reader *r, const vt_ev **ev)
 {
     reader_impl *im = r->impl;
     size_t n;
     if (!im) return 0;
-    if (im->events_mode) {
+    if (im->events_mode && !im->raw_rest) {
         chunk_buf *b = im->cur;
         if (!b || im->released) return 0;
         /* the run up to the next mark (or the end of the chunk) */

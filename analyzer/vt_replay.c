@@ -725,9 +725,9 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * the calls whose result is unused, i.e. all of them. */
 static inline __attribute__((always_inline)) void slot_prefetch(const vt_replay *rp, const vt_ev *e)
 {
-    size_t h = live_hash(rp, vt_kind_space(e->kind), e->addr);
-    __builtin_prefetch(&rp->live[h]);
-    __builtin_prefetch(&rp->live[(h + 1) & rp->live_mask]);
+    const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
+    __builtin_prefetch(l);
+    __builtin_prefetch(l + 1); /* the same line, or the next one; never dereferenced */
     if (e->type == VT_REC_ALLOC && e->stack_id < rp->nstack_group) __builtin_prefetch(&rp->stack_group[e->stack_id]);
 }
 
@@ -754,20 +754,24 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
 void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
 {
     size_t i = 0, nalloc = 0;
-    for (size_t k = 0; k < n; k++) nalloc += ev[k].type == VT_REC_ALLOC;
     rp->st.records += n;
-    rp->st.by_type[VT_REC_ALLOC] += nalloc;
-    rp->st.by_type[VT_REC_FREE] += n - nalloc;
     /* Until something was allocated there is nothing to prefetch from. */
-    for (; i < n && (!rp->live || !rp->ngroups); i++) replay_ev(rp, &ev[i]);
-    if (i == n) return;
+    for (; i < n && (!rp->live || !rp->ngroups); i++) {
+        nalloc += ev[i].type == VT_REC_ALLOC;
+        replay_ev(rp, &ev[i]);
+    }
     for (size_t k = i; k < n && k < i + SLOT_AHEAD; k++) slot_prefetch(rp, &ev[k]);
     for (size_t k = i; k < n && k < i + GROUP_AHEAD; k++) group_prefetch(rp, &ev[k]);
     for (; i < n; i++) {
+        /* the events themselves were decoded on another core: fetch them early too */
+        __builtin_prefetch(&ev[i + 2 * SLOT_AHEAD]);
         if (i + SLOT_AHEAD < n) slot_prefetch(rp, &ev[i + SLOT_AHEAD]);
         if (i + GROUP_AHEAD < n) group_prefetch(rp, &ev[i + GROUP_AHEAD]);
+        nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
+    rp->st.by_type[VT_REC_ALLOC] += nalloc;
+    rp->st.by_type[VT_REC_FREE] += n - nalloc;
 }
 
 void vt_replay_read(vt_replay *rp, vt_reader *rd)

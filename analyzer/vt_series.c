@@ -8,6 +8,7 @@
  * devices), so the replay keeps every series' live bytes up to date itself, with no
  * lookup per event. Groups are matched to the first pass's by (stack, kind, device). */
 #include "vt_series.h"
+#include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_show.h"
 
@@ -219,29 +220,35 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         return 0;
     }
 
-    /* by site: the top sites at the peak, then "other" */
+    /* by site or layer: the top ones at the peak, then "other" */
+    vt_by by = o->by == VT_SERIES_BY_LAYER ? VT_BY_LAYER : VT_BY_SITE;
     const vt_tracker *tk = vt_series_tracker(a, o->device);
     vt_row *rows = NULL;
-    size_t nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, VT_BY_SITE, &rows) : 0;
+    size_t nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, by, &rows) : 0;
     if (nrows == (size_t)-1) return -1;
     size_t top = o->top ? o->top : 10;
     if (top > VT_SERIES_MAX - 1) top = VT_SERIES_MAX - 1;
     size_t ntop = nrows < top ? nrows : top;
     uint32_t among[VT_SERIES_MAX];
     for (size_t i = 0; i < ntop; i++) among[i] = rows[i].key;
-    vt_idmap site_sid = { 0 };
+    vt_idmap key_sid = { 0 };
     int rc = 0;
     for (size_t i = 0; i < ntop && !rc; i++) {
         char label[400];
-        vt_series_site_label(a, rows[i].key, among, ntop, label, sizeof label);
-        char *detail = site_detail(a, rows[i].key);
-        if (!detail || add_def(s, label, NULL, (int)rows[i].key, detail) ||
-            vt_idmap_put(&site_sid, rows[i].key, (uint32_t)i))
-            rc = -1;
+        if (by == VT_BY_SITE) {
+            vt_series_site_label(a, rows[i].key, among, ntop, label, sizeof label);
+            char *detail = site_detail(a, rows[i].key);
+            if (!detail || add_def(s, label, NULL, (int)rows[i].key, detail)) rc = -1;
+        } else {
+            if (add_def(s, vt_row_name(a, by, rows[i].key), "layer: the innermost scope (NVTX range, module) "
+                        "or Python frame of the program's own code", (int)rows[i].key, NULL))
+                rc = -1;
+        }
+        if (!rc && vt_idmap_put(&key_sid, rows[i].key, (uint32_t)i)) rc = -1;
     }
     int other = -1;
     if (!rc && nrows > ntop) {
-        if (add_def(s, "other", "every other site", -1, NULL)) rc = -1;
+        if (add_def(s, "other", by == VT_BY_SITE ? "every other site" : "every other layer", -1, NULL)) rc = -1;
         other = (int)s->nseries - 1;
     }
     free(rows);
@@ -249,14 +256,15 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         const vt_group *g = &rp->groups[i];
         int k = vt_series_group_tk(a, g, o->device);
         if (k < 0) continue;
-        const uint32_t *v = vt_idmap_get(&site_sid, g->site);
+        uint32_t key = by == VT_BY_SITE ? g->site : g->layer ? g->layer->name_id : UINT32_MAX;
+        const uint32_t *v = vt_idmap_get(&key_sid, key);
         int sid = v ? (int)*v : other;
-        if (sid < 0) continue; /* cannot happen: every site is in the rows */
+        if (sid < 0) continue; /* cannot happen: every key is in the rows */
         s->series[sid].at_peak += g->at_peak[k];
         s->series[sid].total_bytes += g->total_bytes;
         if (vt_idmap_put(gmap, group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
     }
-    vt_idmap_free(&site_sid);
+    vt_idmap_free(&key_sid);
     return rc;
 }
 
@@ -285,6 +293,7 @@ typedef struct {
     vt_tracker *ser;      /* one per series */
     const vt_tracker *tot;
     long cur;             /* bucket being filled, -1 before the first */
+    uint64_t cur_start;   /* its start time */
 } pass_state;
 
 static uint64_t total_now(const pass_state *ps)
@@ -305,7 +314,7 @@ static void advance(pass_state *ps, size_t b)
         size_t k = (size_t)++ps->cur;
         vt_bucket *bk = &s->b[k];
         bk->min = bk->max = total_now(ps);
-        bk->tmin = bk->tmax = vt_series_bucket_start(s, k);
+        bk->tmin = bk->tmax = ps->cur_start = vt_series_bucket_start(s, k);
         snap(ps, &s->at_max[k * s->nseries]);
         if (s->at_min) snap(ps, &s->at_min[k * s->nseries]);
     }
@@ -316,6 +325,9 @@ static void on_change(pass_state *ps, uint64_t t)
     vt_series *s = ps->s;
     vt_bucket *bk = &s->b[ps->cur];
     uint64_t v = total_now(ps);
+    /* a late record (another thread's, stamped a little earlier) counts at the start of
+     * the bucket it lands in, so that moments stay in time order */
+    if (t < ps->cur_start) t = ps->cur_start;
     bk->events++;
     if (v > bk->max) {
         bk->max = v;
@@ -327,6 +339,47 @@ static void on_change(pass_state *ps, uint64_t t)
         bk->tmin = t;
         if (s->at_min) snap(ps, &s->at_min[(size_t)ps->cur * s->nseries]);
     }
+}
+
+/* Before a memory event at t: opens its bucket (a late record, stamped before the
+ * bucket already open, counts in that one). */
+static void before_change(pass_state *ps, uint64_t t)
+{
+    size_t b = bucket_of(ps->s, t);
+    if ((long)b > ps->cur) advance(ps, b);
+}
+
+/* Gives the groups the replay made since `seen` their series' trackers; returns the
+ * new count. */
+static size_t attach_groups(pass_state *ps, vt_replay *rp, size_t seen, const vt_idmap *gmap, int device)
+{
+    for (size_t i = seen; i < rp->ngroups; i++) {
+        vt_group *g = &rp->groups[i];
+        if (g->cls != VT_CLASS_DEVICE) continue;
+        if (device != VT_ALL_DEVICES && g->device != device) continue;
+        const uint32_t *sid = vt_idmap_get(gmap, group_key(g->stack_id, g->kind, g->device));
+        if (!sid || g->ntk >= VT_MAX_TRACK) {
+            ps->s->mismatch++;
+            continue;
+        }
+        vt_tracker *st = &ps->ser[*sid];
+        g->tk[g->ntk] = st;
+        g->stamp[g->ntk] = st->epoch;
+        g->ntk++;
+        /* the record that made the group was applied before it fed the series */
+        st->live += g->live;
+        st->count += g->live_count;
+    }
+    return rp->ngroups;
+}
+
+/* The selected device's tracker in the second replay, once the device exists; the
+ * all-devices total is set from the start. */
+static const vt_tracker *device_tracker(const vt_replay *rp, int device)
+{
+    if (device == VT_ALL_DEVICES) return NULL;
+    const vt_device *d = vt_replay_device(rp, device);
+    return d ? &d->dev : NULL;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -420,7 +473,6 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         vt_idmap_free(&gmap);
         return 2;
     }
-    vt_reader_start_async(&rd);
     vt_replay *rp = vt_replay_new(0, rd.hdr.start_realtime_ns);
     vt_tracker all = { 0 };
     if (!rp) {
@@ -431,42 +483,36 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         return 2;
     }
     rp->global = &all;
-    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1 };
+    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0 };
     size_t seen_groups = 0;
     vt_rec r;
-    while (vt_reader_next(&rd, &r)) {
-        int timed = vt_rec_timed(r.type);
-        int memory = r.type == VT_REC_ALLOC || r.type == VT_REC_FREE || r.type == VT_REC_VMM;
-        /* Every record is applied, in file order as in the first pass, even past the
-         * range: records of several threads (and NVML samples) are not in time order. */
-        int in_range = timed && (memory || r.type == VT_REC_NVML) && r.time_ns >= s->t0 && r.time_ns <= s->t1;
-        if (in_range && memory) {
-            size_t b = bucket_of(s, r.time_ns);
-            /* a late record counts in the bucket already open */
-            if ((long)b > ps.cur) advance(&ps, b);
-        }
-        vt_replay_rec(rp, &r);
-        if (rp->ngroups > seen_groups) {
-            for (size_t i = seen_groups; i < rp->ngroups; i++) {
-                vt_group *g = &rp->groups[i];
-                if (g->cls != VT_CLASS_DEVICE) continue;
-                if (o->device != VT_ALL_DEVICES && g->device != o->device) continue;
-                const uint32_t *sid = vt_idmap_get(&gmap, group_key(g->stack_id, g->kind, g->device));
-                if (!sid || g->ntk >= VT_MAX_TRACK) { s->mismatch++; continue; }
-                vt_tracker *st = &ser[*sid];
-                g->tk[g->ntk] = st;
-                g->stamp[g->ntk] = st->epoch;
-                g->ntk++;
-                /* the record that made the group was applied before it fed the series */
-                st->live += g->live;
-                st->count += g->live_count;
+    const vt_ev *ev;
+    /* ALLOC and FREE records come decoded in runs (vt_reader_events), the rest one by
+     * one; both are applied in file order, every one of them, even past the range:
+     * records of several threads (and NVML samples) are not in time order. */
+    vt_reader_start_events(&rd);
+    for (;;) {
+        size_t n = vt_reader_events(&rd, &ev);
+        if (n) {
+            for (size_t i = 0; i < n; i++) {
+                int in_range = ev[i].time_ns >= s->t0 && ev[i].time_ns <= s->t1;
+                if (in_range) before_change(&ps, ev[i].time_ns);
+                /* one at a time: the total after each event is what the buckets need */
+                vt_replay_events(rp, &ev[i], 1);
+                if (rp->ngroups > seen_groups) seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+                if (!ps.tot) ps.tot = device_tracker(rp, o->device);
+                if (in_range) on_change(&ps, ev[i].time_ns);
             }
-            seen_groups = rp->ngroups;
+            continue;
         }
-        if (!ps.tot && o->device != VT_ALL_DEVICES) {
-            const vt_device *d = vt_replay_device(rp, o->device);
-            if (d) ps.tot = &d->dev;
-        }
+        if (!vt_reader_next(&rd, &r)) break;
+        int memory = r.type == VT_REC_ALLOC || r.type == VT_REC_FREE || r.type == VT_REC_VMM;
+        int in_range = vt_rec_timed(r.type) && (memory || r.type == VT_REC_NVML) && r.time_ns >= s->t0 &&
+                       r.time_ns <= s->t1;
+        if (in_range && memory) before_change(&ps, r.time_ns);
+        vt_replay_rec(rp, &r);
+        if (rp->ngroups > seen_groups) seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+        if (!ps.tot) ps.tot = device_tracker(rp, o->device);
         if (!in_range) continue;
         if (memory) {
             on_change(&ps, r.time_ns);

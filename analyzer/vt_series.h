@@ -25,12 +25,12 @@
 #define VT_ALL_DEVICES (-1000)  /* every device's memory together */
 #define VT_SERIES_MAX  64
 
-typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND } vt_series_by;
+typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND, VT_SERIES_BY_LAYER } vt_series_by;
 
 typedef struct {
     vt_series_by by;
     int      device;      /* CUDA ordinal, or VT_ALL_DEVICES */
-    unsigned top;         /* --by site: this many sites, then "other" */
+    unsigned top;         /* --by site|layer: this many, then "other" */
     size_t   nbuckets;
     uint64_t from, to;    /* time range in ns since the trace start; to = UINT64_MAX: its end */
     int      keep_min;    /* also keep the series at each bucket's min */
@@ -41,7 +41,7 @@ typedef struct {
     char    *detail;      /* longer text: a site's frames, a category's meaning */
     uint64_t at_peak;     /* bytes at the peak of the selected memory */
     uint64_t total_bytes; /* bytes allocated over the whole trace */
-    int      key;         /* vt_cat, kind, or site index; -1 for "other" */
+    int      key;         /* vt_cat, kind, site index or layer name id; -1 for "other" */
 } vt_series_def;
 
 typedef struct {

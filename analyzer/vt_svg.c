@@ -117,7 +117,7 @@ int vt_svg_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const cha
     vt_eset_free(&e);
     snprintf(memory, sizeof memory, "device memory of %s", dev);
     snprintf(sub1, sizeof sub1, "peak %s at %s; %s; by %s", vt_units_size(b1, s->peak), vt_units_time(b2, s->peak_time),
-             memory, s->by == VT_SERIES_BY_SITE ? "site" : s->by == VT_SERIES_BY_KIND ? "kind" : "category");
+             memory, s->by == VT_SERIES_BY_SITE ? "site" : s->by == VT_SERIES_BY_KIND ? "kind" : s->by == VT_SERIES_BY_LAYER ? "layer" : "category");
     vt_html_subtitle(sub2, sizeof sub2, a, NULL);
     svg_head(f, W, h, title, sub1, sub2);
 

@@ -387,12 +387,6 @@ static vt_pylast *pl_get(void)
     return vt_pl = m;
 }
 
-/* The frame at position k of this walk is the one at k of the previous walk. */
-static inline int same_as_last(const vt_pylast *pl, int k, uintptr_t f, uintptr_t code, uintptr_t instr)
-{
-    return pl && k < pl->n && pl->e[k].frame == f && pl->e[k].code == code && pl->e[k].instr == instr;
-}
-
 static inline void remember(vt_pylast *pl, int k, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
 {
     if (!pl) return;
@@ -410,46 +404,55 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
 {
     const char *f = (const char *)field(ts, L->ts_frame);
     const char *cf = L->ts_cframe >= 0 ? (const char *)field(ts, L->ts_cframe) : NULL;
-    for (int guard = 0; f && guard < 4096 && ps->n < VT_PY_MAX && ps->ngroups < VT_PY_GROUPS; guard++) {
-        PyObj *code = field(f, L->fr_code);
-        int lasti = *(const int *)(f + L->fr_instr);
+    const int o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back, o_cfprev = L->cf_previous;
+    const int lastn = pl ? pl->n : 0;
+    for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
+        PyObj *code = field(f, o_code);
+        int lasti = *(const int *)(f + o_instr);
         int k = ps->n;
         uint32_t id = 0;
-        if (same_as_last(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti)) {
+        if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
+            pl->e[k].instr == (uintptr_t)(intptr_t)lasti) {
             id = pl->e[k].id;
         } else if (is_code(code)) {
             id = loc_id(code, lasti < 0 ? -1 : lasti * L->lasti_unit);
             if (id) remember(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
         }
         if (id) {
-            add(ps, id);
+            ps->id[ps->n++] = id;
             close_group(ps, (uintptr_t)cf);
         }
-        if (cf) cf = (const char *)field(cf, L->cf_previous);
-        f = (const char *)field(f, L->fr_back);
+        if (cf) cf = (const char *)field(cf, o_cfprev);
+        f = (const char *)field(f, o_back);
     }
 }
 
-/* 3.11+: _PyInterpreterFrame chains. */
-static void walk_frames(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt_pylast *pl)
+/* 3.11+: _PyInterpreterFrame chains. minor is a constant at each call (the function is
+ * inlined per version), so the version tests fold away. */
+static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout *L, const char *ts,
+                                                              vt_pystack *ps, vt_pylast *pl, const int minor)
 {
     const char *cf = NULL, *f;
-    if (L->minor == 13) {
+    if (minor >= 13) {
         f = (const char *)field(ts, L->ts_current);
     } else {
         cf = (const char *)field(ts, L->ts_cframe);
         f = cf ? (const char *)field(cf, L->cf_current) : NULL;
     }
-    for (int guard = 0; f && guard < 4096 && ps->n < VT_PY_MAX && ps->ngroups < VT_PY_GROUPS; guard++) {
-        char owner = f[L->fr_owner];
-        if (owner == VT_PY_OWNED_CSTACK && L->minor >= 12) {
+    const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
+    const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
+    const int lastn = pl ? pl->n : 0;
+    for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
+        char owner = f[o_owner];
+        if (minor >= 12 && owner == VT_PY_OWNED_CSTACK) {
             close_group(ps, (uintptr_t)f);  /* the shim is a local of its C call */
         } else {
-            PyObj *code = field(f, L->fr_code);
-            const char *instr = (const char *)field(f, L->fr_instr);
+            PyObj *code = field(f, o_code);
+            const char *instr = (const char *)field(f, o_instr);
             int k = ps->n;
-            if (same_as_last(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr)) {
-                add(ps, pl->e[k].id);
+            if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
+                pl->e[k].instr == (uintptr_t)instr) {
+                ps->id[ps->n++] = pl->e[k].id;
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
                 int first = *(const int *)((const char *)code + L->co_firsttraceable);
@@ -461,12 +464,12 @@ static void walk_frames(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt
                     add(ps, id);
                 }
             }
-            if (L->minor == 11 && f[L->fr_is_entry]) {
+            if (minor == 11 && f[o_entry]) {
                 close_group(ps, (uintptr_t)cf);
-                if (cf) cf = (const char *)field(cf, L->cf_previous);
+                if (cf) cf = (const char *)field(cf, o_cfprev);
             }
         }
-        f = (const char *)field(f, L->fr_back);
+        f = (const char *)field(f, o_back);
     }
     close_group(ps, 0);  /* frames after the last boundary: no native frame known */
 }
@@ -480,8 +483,12 @@ int vt_py_capture(vt_pystack *ps)
     const char *ts = vt_api.this_thread_state();  /* this thread's own, GIL or not */
     if (!ts) return 0;
     vt_pylast *pl = pl_get();
-    if (L->minor <= 10) walk_objects(L, ts, ps, pl);
-    else walk_frames(L, ts, ps, pl);
+    switch (L->minor) {
+    case 9: case 10: walk_objects(L, ts, ps, pl); break;
+    case 11: walk_frames(L, ts, ps, pl, 11); break;
+    case 12: walk_frames(L, ts, ps, pl, 12); break;
+    default: walk_frames(L, ts, ps, pl, 13); break;
+    }
     if (pl) pl->n = ps->n;
     return ps->n;
 }

@@ -101,8 +101,11 @@ def _install(torch):
 
     from torch.nn.modules import module as M
 
-    compiler = getattr(torch, "compiler", None)
-    compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
+    compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    if compiling is None:  # PyTorch < 2.3: dynamo's own, once dynamo is loaded
+        def compiling():
+            d = sys.modules.get("torch._dynamo")
+            return bool(d is not None and d.is_compiling())
 
     names = weakref.WeakKeyDictionary()   # module -> name (bytes)
     roots = weakref.WeakKeyDictionary()   # module -> the module it was named from
@@ -232,6 +235,8 @@ class _Loader(object):
 
     def exec_module(self, module):
         self._inner.exec_module(module)
+        for f in [f for f in sys.meta_path if isinstance(f, _TorchFinder)]:
+            sys.meta_path.remove(f)
         module.__loader__ = self._inner
         if getattr(module, "__spec__", None) is not None:
             module.__spec__.loader = self._inner
@@ -241,20 +246,22 @@ class _Loader(object):
             _warn("not installed: %s: %s" % (type(e).__name__, e))
 
     def __getattr__(self, name):
+        if name == "_inner":
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
 
 class _TorchFinder(object):
+    """Finds torch with the finders after it and wraps its loader. Stays in place until
+    torch's import has run (importlib.util.find_spec("torch"), which libraries use to
+    probe for torch, finds it too without importing it)."""
+
     def find_spec(self, name, path=None, target=None):
         if name != "torch":
             return None
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
-            if find is None:
+            if find is None or isinstance(finder, _TorchFinder):
                 continue
             spec = find(name, path, target)
             if spec is not None:

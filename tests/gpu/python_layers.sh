@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Python frames, --torch-modules and `top --by layer` on the GPU machine (docs/python.md).
-#   bash tests/gpu/python_layers.sh [frames|layers|overhead|all]...
+#   bash tests/gpu/python_layers.sh [vtbert|frames|layers|overhead|all]...
 # Uses the bundle in .gpu/ (tests/gpu/bundle.sh; lib/vramtrace_py must be in it), the
 # machine's python3 with torch and transformers. Leaves logs, JSON and traces under $OUT.
+#   vtbert    the bundled CUDA C workload (NVTX ranges per layer and sub-block, no
+#             Python): `top --by layer` names layer.N.attention / layer.N.ffn
 #   frames    py_frames_gpu.py: Python functions named in `top --by layer`, frames spliced
 #             between native ones in `report --json`, on the machine's python3
 #   layers    HF BERT-base (eager attention) trained 2 steps at seq 512 and 128, batch 8,
@@ -52,6 +54,15 @@ ok = need <= names and spliced > 0
 print("frames:", "ok" if ok else "FAIL (missing %s)" % sorted(need - names))
 sys.exit(0 if ok else 1)
 PYEOF
+}
+
+vtbert() {
+  echo "== vtbert: NVTX ranges of vt-bert as layers"
+  [ -x "$B/bin/vt-bert" ] || { echo "no vt-bert in $B/bin"; return; }
+  "$VT" run --no-summary -o "$W/vtbert-nvtx.vtrace" -- "$B/bin/vt-bert" --model base --seq 512 --batch 8 --steps 2 --quiet \
+    > "$W/vtbert-nvtx.out" 2> "$W/vtbert-nvtx.err" || { echo "FAIL: vt-bert"; tail "$W/vtbert-nvtx.err"; fail=1; return; }
+  "$VT" top --by layer --top 15 "$W/vtbert-nvtx.vtrace" | tee "$OUT/vtbert-top-layer.txt"
+  grep -q 'layer\.[0-9]*\.attention' "$OUT/vtbert-top-layer.txt" || { echo "FAIL: no layer.N.attention scope"; fail=1; }
 }
 
 layers() {
@@ -114,10 +125,11 @@ PYEOF
 sections=("$@"); [ ${#sections[@]} -eq 0 ] && sections=(all)
 for s in "${sections[@]}"; do
   case $s in
+  vtbert) vtbert ;;
   frames) frames ;;
   layers) layers ;;
   overhead) overhead ;;
-  all) frames; layers; overhead ;;
+  all) vtbert; frames; layers; overhead ;;
   *) echo "unknown section $s"; exit 2 ;;
   esac
 done

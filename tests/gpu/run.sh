@@ -72,16 +72,7 @@ frameworks() {
     alc=$(echo "$j" | $PY -c 'import json,sys; print(json.load(sys.stdin)["max_allocated"])' 2>/dev/null || echo -1)
     row torch "bert-base $be" "$(mib "$(vt_peak "$W/torch-$be.vtrace")")" "$(mib "$res")" "max_reserved (max_allocated $(mib "$alc"))"
   done
-  for mode in default platform; do
-    local env=()
-    [ $mode = platform ] && env=(XLA_PYTHON_CLIENT_ALLOCATOR=platform)
-    env "${env[@]}" "$VT" run --no-summary -o "$W/jax-$mode.vtrace" -- $PY "$root/tests/gpu/jax_train.py" > "$W/jax-$mode.json" 2> "$W/jax-$mode.err"
-    local j; j=$(tail -1 "$W/jax-$mode.json")
-    local ref key
-    if [ $mode = default ]; then key=bytes_limit; else key=peak_bytes_in_use; fi
-    ref=$(echo "$j" | $PY -c "import json,sys; print(json.load(sys.stdin)['$key'])" 2>/dev/null || echo -1)
-    row jax "mlp $mode" "$(mib "$(vt_peak "$W/jax-$mode.vtrace")")" "$(mib "$ref")" "$key"
-  done
+  jax
   traced "$W/cupy.vtrace" $PY "$root/tests/gpu/cupy_alloc.py" > "$W/cupy.json" 2> "$W/cupy.err"
   local ref; ref=$(tail -1 "$W/cupy.json" | $PY -c 'import json,sys; print(json.load(sys.stdin)["pool_peak_total_bytes"])' 2>/dev/null || echo -1)
   row cupy matmuls "$(mib "$(vt_peak "$W/cupy.vtrace")")" "$(mib "$ref")" "pool total_bytes"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_trace.sh TRACE - every picture and export of one trace, each checked against the
 # figures of `vramtrace report --json` (validate.py; pprof_check decodes the pprof):
-# timelines by category, site and kind, over the whole trace and up to its peak, as HTML
+# timelines by category, site, kind and layer, over the whole trace and up to its peak, as HTML
 # and SVG; flame graphs of bytes at the peak, allocated and leaked; the five exports.
 # Env: VRAMTRACE, PYTHON, SRC_DIR, PPROF_CHECK (empty: no pprof in this build).
 set -u
@@ -35,6 +35,7 @@ rep="$work/report.json"
 vt timeline "$trace" -o "$work/t.html" && validate timeline-html "$work/t.html" by=category
 vt timeline "$trace" -o "$work/ts.html" --by site --top 5 && validate timeline-html "$work/ts.html"
 vt timeline "$trace" -o "$work/tk.html" --by kind --buckets 300 && validate timeline-html "$work/tk.html"
+vt timeline "$trace" -o "$work/tl.html" --by layer --top 3 && validate timeline-html "$work/tl.html"
 vt timeline "$trace" -o "$work/tr.html" --to "$((peak_t + 1))ns" --buckets 500 &&
     validate timeline-html "$work/tr.html" range=1 contains_peak=1
 vt timeline "$trace" -o "$work/t.svg" && validate svg "$work/t.svg" expect=timeline

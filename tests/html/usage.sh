@@ -29,6 +29,8 @@ expect 2 "--device" timeline "$t" -o "$work/x.html" --device gpu0
 expect 2 "no device 7\|device 7 has no memory" timeline "$t" -o "$work/x.html" --device 7
 expect 2 "cannot write" timeline "$t" -o "$work/no/such/dir/x.html"
 expect 2 "missing.vtrace" timeline "$work/missing.vtrace" -o "$work/x.html"
+expect 2 "nonexistent" timeline "$t" -o "$work/x.html" --rules "$work/nonexistent.rules"
+expect 2 "nonexistent" export --format csv "$t" --rules "$work/nonexistent.rules"
 expect 2 "bad value 'most' for --what" flamegraph "$t" -o "$work/x.html" --what most
 expect 2 "missing -o" flamegraph "$t"
 expect 2 "missing --format" export "$t"

@@ -8,10 +8,14 @@ Every allocation has its own size in MiB.
 """
 import builtins
 import ctypes
+import importlib.util
 import json
 import os
 
-import torch  # the stand-in (PYTHONPATH), imported after the hook is in place
+# Libraries probe for torch before importing it (transformers does): the hook must
+# still see the import that follows.
+assert importlib.util.find_spec("torch") is not None
+import torch  # noqa: E402  the stand-in (PYTHONPATH), imported after the hook is in place
 
 MiB = 1 << 20
 cuda = ctypes.CDLL("libcuda.so.1")
