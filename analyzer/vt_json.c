@@ -17,11 +17,33 @@ static void indent(vt_json *j)
     for (int i = 0; i < j->depth; i++) fputs("  ", j->f);
 }
 
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 if it is not one.
+ * Recorded strings (paths, Python names, NVTX ranges) are not trusted to be UTF-8. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf) { len = 2; min = 0x80; }
+    else if (c >= 0xe0 && c <= 0xef) { len = 3; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { len = 4; min = 0x10000; }
+    else return 0;
+    if (len > n) return 0;
+    unsigned cp = c & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
 static void put_escaped(FILE *f, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     fputc('"', f);
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = u[i];
         switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -29,10 +51,17 @@ static void put_escaped(FILE *f, const char *s, size_t n)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            /* Control bytes and bytes that are not UTF-8 we can vouch for would make
-             * invalid JSON; recorded strings (paths, names) are not trusted to be UTF-8. */
-            if (c < 0x20 || c >= 0x7f) fprintf(f, "\\u%04x", c);
-            else fputc(c, f);
+            if (c < 0x20 || c == 0x7f) {
+                fprintf(f, "\\u%04x", c);
+            } else if (c < 0x80) {
+                fputc(c, f);
+            } else {
+                /* Well-formed UTF-8 passes through; any other byte becomes U+FFFD so
+                 * the output stays valid JSON. */
+                size_t len = utf8_len(u + i, n - i);
+                if (len) { fwrite(u + i, 1, len, f); i += len - 1; }
+                else fputs("\\ufffd", f);
+            }
         }
     }
     fputc('"', f);

@@ -108,17 +108,22 @@ def _install(torch):
             return bool(d is not None and d.is_compiling())
 
     names = weakref.WeakKeyDictionary()   # module -> name (bytes)
-    roots = weakref.WeakKeyDictionary()   # module -> the module it was named from
+    roots = weakref.WeakKeyDictionary()   # module -> weak reference to the module it was named from
     tls = threading.local()               # .parents: modules whose forward runs here
     state = {"gen": 0, "in_backward": False}
     grad_hooks = {}                       # name -> its tensor hook
+
+    def root_of(m):
+        r = roots.get(m)
+        return r() if r is not None else None
 
     def name_tree(root, prefix):
         members = list(root.named_modules())
         ids = {id(m) for _, m in members}
         strip = _WRAPPERS.get(type(root).__name__)
+        root_ref = weakref.ref(root)
         for path, m in members:
-            old = roots.get(m)
+            old = root_of(m)
             if m in names and old is not None and id(old) not in ids:
                 continue  # named from a larger model already
             if strip and path.startswith(strip):
@@ -128,11 +133,11 @@ def _install(torch):
             else:
                 n = prefix + "." + path if prefix else path
             names[m] = n.encode("utf-8", "replace")
-            roots[m] = root
+            roots[m] = root_ref
 
     def name_of(module):
         n = names.get(module)
-        if n is not None and roots.get(module) is not None:
+        if n is not None and root_of(module) is not None:
             return n
         parents = getattr(tls, "parents", None)
         if parents:  # called inside another module without being its child
@@ -208,7 +213,7 @@ def _install(torch):
                 if i >= 64:
                     break
                 if t.requires_grad and t.grad_fn is not None:
-                    h = h or grad_hook_for(name, roots.get(module) is module)
+                    h = h or grad_hook_for(name, root_of(module) is module)
                     t.register_hook(h)
         return None
 

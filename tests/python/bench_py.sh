@@ -7,6 +7,7 @@
 # ctypes, and what the Python frames add. Env: RUNS, PAIRS (default 200000), DEPTHS,
 # VRAMTRACE_DEPTH (default 64). --smoke: one short run of each, checks they work.
 set -eu
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
 smoke=0
 [ "${1:-}" = --smoke ] && { smoke=1; shift; }
 lib=$1 fakedir=$2 py=$3

@@ -12,6 +12,7 @@
 #   In CHECKER's arguments, @TRACE@ and @EXPECT@ stand for the trace and the expect file.
 # Exits 0 when the program exits 0 and the checker passes.
 set -u
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
 dir=$1; shift
 vramtrace= lib= fakedir= via_run= nvtx=1 stderr_any=0
 envs=

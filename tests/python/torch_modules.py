@@ -8,9 +8,11 @@ Every allocation has its own size in MiB.
 """
 import builtins
 import ctypes
+import gc
 import importlib.util
 import json
 import os
+import weakref
 
 # Libraries probe for torch before importing it (transformers does): the hook must
 # still see the import that follows.
@@ -121,6 +123,11 @@ def main():
     torch.autograd.Variable._execution_engine.run_on_worker(lambda: alloc([]))
     with torch.no_grad():  # forward without grad: scopes, no backward hooks
         model(None)
+    # the hook keeps no model alive
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None, "the model was kept alive after its last use"
     with open(os.environ["VT_EXPECT"], "w") as f:
         json.dump(expect, f)
 
