@@ -129,6 +129,8 @@ static void add_search_dirs(vt_sym *sym)
 int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
 {
     memset(a, 0, sizeof *a);
+    /* Rules first: a bad --rules file fails before a long read of the traces. */
+    if (vt_cat_rules_load(o ? o->cat : NULL, &a->rules)) return 2;
     a->t = calloc((size_t)n, sizeof *a->t);
     if (!a->t) {
         fprintf(stderr, "vramtrace: out of memory\n");

@@ -44,22 +44,42 @@ int vt_cat_wanted(const vt_cat_opts *o)
 
 int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
 {
-    char err[600];
-    vt_rules *r = vt_rules_load(path, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "vramtrace: %s\n", err);
+    if (o->nrules == VT_CAT_MAX_RULES) {
+        fprintf(stderr, "vramtrace: too many --rules files (at most %d)\n", VT_CAT_MAX_RULES);
         return -1;
     }
-    if (o->user) vt_rules_chain(o->user, r);
-    else o->user = r;
+    o->rules[o->nrules++] = path;
     return 0;
 }
 
-void vt_cat_opts_free(vt_cat_opts *o)
+int vt_cat_rules_load(const vt_cat_opts *o, vt_rules **out)
 {
-    if (!o) return;
-    vt_rules_free(o->user);
-    o->user = NULL;
+    char err[600];
+    vt_rules *chain = NULL;
+    *out = NULL;
+    if (!vt_cat_wanted(o)) return 0;
+    for (size_t i = 0; o && i < o->nrules; i++) {
+        vt_rules *r = vt_rules_load(o->rules[i], err, sizeof err);
+        if (!r) {
+            fprintf(stderr, "vramtrace: %s\n", err);
+            vt_rules_free(chain);
+            return -1;
+        }
+        if (chain) vt_rules_chain(chain, r);
+        else chain = r;
+    }
+    if (!(o && o->no_default_rules)) {
+        vt_rules *def = vt_rules_default(err, sizeof err);
+        if (!def) {
+            fprintf(stderr, "vramtrace: built-in category rules: %s\n", err);
+            vt_rules_free(chain);
+            return -1;
+        }
+        if (chain) vt_rules_chain(chain, def);
+        else chain = def;
+    }
+    *out = chain;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -82,7 +102,7 @@ static void debug_group(const vt_analysis *a, int ti, size_t gi, const vt_group 
     fprintf(stderr, "\n");
 }
 
-int vt_cat_assign(vt_analysis *a, vt_cat_opts *o)
+int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
 {
     if (!vt_cat_wanted(o)) {
         for (int ti = 0; ti < a->n; ti++)
@@ -95,23 +115,7 @@ int vt_cat_assign(vt_analysis *a, vt_cat_opts *o)
             }
         return 0;
     }
-    char err[600];
-    vt_rules *chain = NULL;
-    if (o && o->user) {
-        chain = o->user;
-        o->user = NULL;
-    }
-    if (!(o && o->no_default_rules)) {
-        vt_rules *def = vt_rules_default(err, sizeof err);
-        if (!def) {
-            fprintf(stderr, "vramtrace: built-in category rules: %s\n", err);
-            vt_rules_free(chain);
-            return -1;
-        }
-        if (chain) vt_rules_chain(chain, def);
-        else chain = def;
-    }
-    a->rules = chain;
+    /* a->rules was read by vt_analyze before the traces (vt_cat_rules_load) */
     const char *dbg = getenv("VRAMTRACE_CAT_DEBUG");
     int debug = dbg && *dbg && strcmp(dbg, "0");
 
@@ -135,7 +139,7 @@ int vt_cat_assign(vt_analysis *a, vt_cat_opts *o)
             const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
             vt_rules_match m;
             memset(&m, 0, sizeof m);
-            if (chain) vt_rules_match_site(chain, s, g->kind, &m);
+            if (a->rules) vt_rules_match_site(a->rules, s, g->kind, &m);
             vt_cat inf = (vt_cat)t->cat->inferred[gi];
             g->cat_flags = m.cache ? VT_CATF_CACHE : 0;
             /* One allocation of half the device or more is a framework's pool (XLA

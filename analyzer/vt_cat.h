@@ -48,8 +48,13 @@ int vt_cat_parse(const char *name);
  * ------------------------------------------------------------------------ */
 struct vt_rules;
 
+#define VT_CAT_MAX_RULES 16
+
+/* Only names, no allocation: commands fill this while parsing their options and can
+ * return at any point without cleaning up; vt_analyze reads the files, before any trace. */
 typedef struct vt_cat_opts {
-    struct vt_rules *user;  /* --rules files, chained in order; vt_analyze takes them over */
+    const char *rules[VT_CAT_MAX_RULES]; /* --rules files, in order */
+    size_t nrules;
     int no_default_rules;   /* --no-default-rules: lifetimes alone (and the user's rules) */
     int off;                /* no categories at all (commands that show none) */
 } vt_cat_opts;
@@ -59,10 +64,13 @@ typedef struct vt_cat_opts {
  * host_pinned, and the replay keeps no window of events). */
 int vt_cat_wanted(const vt_cat_opts *o);
 
-/* Parses one --rules FILE and appends it to o->user. On error prints
- * "vramtrace: FILE:LINE: ..." and returns -1. */
+/* Records one --rules FILE; prints an error and returns -1 when there are too many. */
 int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path);
-void vt_cat_opts_free(vt_cat_opts *o);
+
+/* Reads the --rules files of o, then the built-in rules (unless no_default_rules), into
+ * one chain (*out; NULL when categories are not wanted). On a bad file prints
+ * "vramtrace: FILE:LINE: ..." and returns -1. */
+int vt_cat_rules_load(const vt_cat_opts *o, struct vt_rules **out);
 
 /* ------------------------------------------------------------------------ *
  *  Training iterations found in one trace (vt_cat_infer.c)
@@ -111,11 +119,11 @@ const char *vt_cat_how_text(const vt_cat_row *r);
  * ------------------------------------------------------------------------ */
 #include "vt_analyze.h"
 
-/* Decides the category of every group of every trace: rules (o->user, then the
- * built-in ones unless o->no_default_rules), lifetimes where no rule decides, and
- * host_pinned for pinned host memory whatever the rules say. Takes over o->user.
- * Returns 0, or -1 after printing a message (out of memory, bad built-in rules). */
-int vt_cat_assign(vt_analysis *a, vt_cat_opts *o);
+/* Decides the category of every group of every trace: rules (a->rules, read by
+ * vt_analyze with vt_cat_rules_load), lifetimes where no rule decides, and host_pinned
+ * for pinned host memory whatever the rules say. Returns 0, or -1 after printing a
+ * message (out of memory). */
+int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o);
 void vt_cat_free(vt_analysis *a);
 
 /* Lifetime inference for one trace: finds the iterations in rp->catlog and fills

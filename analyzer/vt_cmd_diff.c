@@ -107,7 +107,7 @@ int vt_cmd_diff(int argc, char **argv)
         { "device", 0, 1, O_DEVICE }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
-    vt_cat_opts cat = { NULL, 0, 0 };
+    vt_cat_opts cat = { .nrules = 0 };
     uint64_t top = 10, frames = VT_SHOW_FRAMES, device = 0;
     int json = 0, has_device = 0;
     char *paths[2];
@@ -118,34 +118,34 @@ int vt_cmd_diff(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: vt_cat_opts_free(&cat); return 2;
+        case VT_ARGS_ERROR: return 2;
         case VT_ARGS_OPERAND:
-            if (np == 2) { vt_args_error(&a, "two traces only: BASE NEW"); vt_cat_opts_free(&cat); return 2; }
+            if (np == 2) { vt_args_error(&a, "two traces only: BASE NEW"); return 2; }
             paths[np++] = (char *)v;
             break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { return 2; } break;
         case O_FRAMES:
-            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { vt_cat_opts_free(&cat); return 2; }
+            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { return 2; }
             break;
         case O_DEVICE:
-            if (vt_args_uint(&a, "--device", v, 127, &device)) { vt_cat_opts_free(&cat); return 2; }
+            if (vt_args_uint(&a, "--device", v, 127, &device)) { return 2; }
             has_device = 1;
             break;
-        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) return 2; break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_JSON: json = 1; break;
-        case O_HELP: fputs(usage, stdout); vt_cat_opts_free(&cat); return 0;
+        case O_HELP: fputs(usage, stdout); return 0;
         }
     }
     if (np < 2) {
         vt_args_error(&a, np ? "missing NEW operand" : "missing BASE and NEW operands");
-        vt_cat_opts_free(&cat);
+       
         return 2;
     }
     vt_analyze_opts ao = { UINT64_MAX, 1, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 2, paths, &ao);
-    vt_cat_opts_free(&cat);
+   
     if (rc) { vt_analysis_free(&an); return rc; }
 
     const vt_tracker *tk[2];

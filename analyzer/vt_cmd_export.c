@@ -46,10 +46,7 @@ int vt_cmd_export(int argc, char **argv)
     int fmt = -1;
     vt_export_opts eo = { VT_WHAT_PEAK, VT_ALL_DEVICES, 0 };
     uint64_t u;
-    /* rules files are read once the options are known good, so no early return leaks them */
-    const char *rules[64];
-    size_t nrules = 0;
-    vt_cat_opts cat = { NULL, 0, 0 };
+    vt_cat_opts cat = { .nrules = 0 };
     vt_args a;
     vt_args_init(&a, "export", argc, argv);
     const char *v;
@@ -84,8 +81,7 @@ int vt_cmd_export(int argc, char **argv)
             eo.buckets = (size_t)u;
             break;
         case O_RULES:
-            if (nrules == sizeof rules / sizeof rules[0]) { vt_args_error(&a, "too many --rules"); return 2; }
-            rules[nrules++] = v;
+            if (vt_cat_opts_add_rules(&cat, v)) return 2;
             break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
@@ -97,12 +93,10 @@ int vt_cmd_export(int argc, char **argv)
         vt_args_error(&a, "pprof output is binary: use -o FILE");
         return 2;
     }
-    for (size_t i = 0; i < nrules; i++)
-        if (vt_cat_opts_add_rules(&cat, rules[i])) { vt_cat_opts_free(&cat); return 2; }
     vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
-    vt_cat_opts_free(&cat);
+   
     if (rc) { vt_analysis_free(&an); return rc; }
     FILE *f = vt_export_open(out, formats[fmt].binary);
     if (!f) rc = 2;

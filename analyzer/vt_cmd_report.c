@@ -597,7 +597,7 @@ int vt_cmd_report(int argc, char **argv)
         { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
-    rep_opts o = { 10, VT_SHOW_FRAMES, 0, { NULL, 0, 0 } };
+    rep_opts o = { 10, VT_SHOW_FRAMES, 0, { .nrules = 0 } };
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     int np = 0;
     vt_args a;
@@ -606,26 +606,26 @@ int vt_cmd_report(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: free(paths); vt_cat_opts_free(&o.cat); return 2;
+        case VT_ARGS_ERROR: free(paths); return 2;
         case VT_ARGS_OPERAND: paths[np++] = (char *)v; break;
-        case O_RULES: if (vt_cat_opts_add_rules(&o.cat, v)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
+        case O_RULES: if (vt_cat_opts_add_rules(&o.cat, v)) { free(paths); return 2; } break;
         case O_NO_DEFAULT_RULES: o.cat.no_default_rules = 1; break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &o.top)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
-        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &o.frames)) { free(paths); vt_cat_opts_free(&o.cat); return 2; } break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &o.top)) { free(paths); return 2; } break;
+        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &o.frames)) { free(paths); return 2; } break;
         case O_JSON: o.json = 1; break;
-        case O_HELP: fputs(usage, stdout); free(paths); vt_cat_opts_free(&o.cat); return 0;
+        case O_HELP: fputs(usage, stdout); free(paths); return 0;
         }
     }
     if (!np) {
         vt_args_error(&a, "missing TRACE operand");
         free(paths);
-        vt_cat_opts_free(&o.cat);
+       
         return 2;
     }
     vt_analysis an;
     vt_analyze_opts ao = { UINT64_MAX, 0, &o.cat };
     int rc = vt_analyze(&an, np, paths, &ao);
-    vt_cat_opts_free(&o.cat);
+   
     if (rc == 0) {
         if (o.json) {
             report_json(&an, &o);

@@ -43,10 +43,7 @@ int vt_cmd_timeline(int argc, char **argv)
     char *path = NULL;
     int svg = -1;
     uint64_t u;
-    /* rules files are read once the options are known good, so no early return leaks them */
-    const char *rules[64];
-    size_t nrules = 0;
-    vt_cat_opts cat = { NULL, 0, 0 };
+    vt_cat_opts cat = { .nrules = 0 };
     vt_args a;
     vt_args_init(&a, "timeline", argc, argv);
     const char *v;
@@ -90,8 +87,7 @@ int vt_cmd_timeline(int argc, char **argv)
             break;
         case O_TITLE: title = v; break;
         case O_RULES:
-            if (nrules == sizeof rules / sizeof rules[0]) { vt_args_error(&a, "too many --rules"); return 2; }
-            rules[nrules++] = v;
+            if (vt_cat_opts_add_rules(&cat, v)) return 2;
             break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
@@ -102,12 +98,10 @@ int vt_cmd_timeline(int argc, char **argv)
     if (so.to != UINT64_MAX && so.to <= so.from) { vt_args_error(&a, "--to must be after --from"); return 2; }
     if (svg < 0) svg = vt_export_is_svg(out);
 
-    for (size_t i = 0; i < nrules; i++)
-        if (vt_cat_opts_add_rules(&cat, rules[i])) { vt_cat_opts_free(&cat); return 2; }
     vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
-    vt_cat_opts_free(&cat);
+   
     if (rc) { vt_analysis_free(&an); return rc; }
     vt_series s;
     rc = vt_series_build(&s, &an, &so);

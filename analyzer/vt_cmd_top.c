@@ -78,7 +78,7 @@ int vt_cmd_top(int argc, char **argv)
         { "frames", 0, 1, O_FRAMES }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
-    vt_cat_opts cat = { NULL, 0, 0 };
+    vt_cat_opts cat = { .nrules = 0 };
     vt_by by = VT_BY_SITE;
     int at_mode = 0; /* 0 peak, 1 end, 2 time */
     uint64_t at_time = 0, top = 10, frames = VT_SHOW_FRAMES;
@@ -90,9 +90,9 @@ int vt_cmd_top(int argc, char **argv)
     int id;
     while ((id = vt_args_next(&a, opts, &v)) != VT_ARGS_END) {
         switch (id) {
-        case VT_ARGS_ERROR: vt_cat_opts_free(&cat); return 2;
+        case VT_ARGS_ERROR: return 2;
         case VT_ARGS_OPERAND:
-            if (path) { vt_args_error(&a, "one TRACE only"); vt_cat_opts_free(&cat); return 2; }
+            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
             path = (char *)v;
             break;
         case O_BY:
@@ -104,7 +104,7 @@ int vt_cmd_top(int argc, char **argv)
             else if (!strcmp(v, "layer")) by = VT_BY_LAYER;
             else {
                 vt_args_error(&a, "bad value '%s' for --by (site, function, module, kind, category or layer)", v);
-                vt_cat_opts_free(&cat);
+               
                 return 2;
             }
             break;
@@ -114,29 +114,29 @@ int vt_cmd_top(int argc, char **argv)
             else if (vt_units_parse_time(v, &at_time) == 0) at_mode = 2;
             else {
                 vt_args_error(&a, "bad value '%s' for --at (peak, end, or a time like 12.5s)", v);
-                vt_cat_opts_free(&cat);
+               
                 return 2;
             }
             break;
-        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { return 2; } break;
         case O_FRAMES:
-            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { vt_cat_opts_free(&cat); return 2; }
+            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { return 2; }
             break;
-        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) { vt_cat_opts_free(&cat); return 2; } break;
+        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) return 2; break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         case O_JSON: json = 1; break;
-        case O_HELP: fputs(usage, stdout); vt_cat_opts_free(&cat); return 0;
+        case O_HELP: fputs(usage, stdout); return 0;
         }
     }
     if (!path) {
         vt_args_error(&a, "missing TRACE operand");
-        vt_cat_opts_free(&cat);
+       
         return 2;
     }
     vt_analyze_opts ao = { at_mode == 2 ? at_time : UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
-    vt_cat_opts_free(&cat);
+   
     if (rc) { vt_analysis_free(&an); return rc; }
 
     const vt_trace *t = &an.t[0];
