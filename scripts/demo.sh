@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup-deps.sh
 build=${VT_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j"$(nproc)"
+cmake --build "$build" -j"$(nproc)" > "$build/build.log" 2>&1 || { tail -30 "$build/build.log"; exit 1; }
 vt="$build/bin/vramtrace"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/bin/vt-bert" ]; then
   out=${TMPDIR:-/tmp}/vramtrace-demo.vtrace
