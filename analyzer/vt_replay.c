@@ -222,29 +222,45 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
 
 /* Stack ids are the recorder's node ids, counted from 1, so an array indexed by them
  * is about as large as the stack tree; ids far beyond what the tree holds (damage) are
- * left to the hashed paths. */
+ * left to the hashed paths. Two groups per stack, the last one used first: a stack
+ * may allocate more than one kind. */
 static void stack_group_note(vt_replay *rp, uint32_t stack_id, uint32_t gi)
 {
     if (stack_id >= rp->nstack_group) {
         if (stack_id >= 2 * (rp->nnodes + 4096)) return;
-        size_t n = rp->nstack_group ? rp->nstack_group : 4096;
-        while (n <= stack_id) n *= 2;
-        uint32_t *p = realloc(rp->stack_group, n * sizeof *p);
+        /* the tree's size, known by then (nodes come before their use), or 1.5x */
+        size_t n = rp->nstack_group + rp->nstack_group / 2;
+        if (n < rp->nnodes + 1) n = rp->nnodes + 1;
+        if (n <= stack_id) n = (size_t)stack_id + 1;
+        n = (n + 4095) & ~(size_t)4095;
+        uint32_t *p = realloc(rp->stack_group, 2 * n * sizeof *p);
         if (!p) return;
-        memset(p + rp->nstack_group, 0, (n - rp->nstack_group) * sizeof *p);
+        memset(p + 2 * rp->nstack_group, 0, 2 * (n - rp->nstack_group) * sizeof *p);
         rp->stack_group = p;
         rp->nstack_group = n;
     }
-    rp->stack_group[stack_id] = gi + 1;
+    uint32_t *sg = &rp->stack_group[2 * (size_t)stack_id];
+    sg[1] = sg[0];
+    sg[0] = gi + 1;
+}
+
+static inline int group_is(const vt_replay *rp, uint32_t gi, uint32_t stack_id, unsigned kind, int device)
+{
+    if (gi >= rp->ngroups) return 0;
+    const vt_group *g = &rp->groups[gi];
+    return g->stack_id == stack_id && g->kind == kind && g->device == device;
 }
 
 static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
 {
     if (stack_id < rp->nstack_group) {
-        uint32_t gi = rp->stack_group[stack_id] - 1;
-        if (gi < rp->ngroups) {
-            const vt_group *g = &rp->groups[gi];
-            if (g->stack_id == stack_id && g->kind == kind && g->device == device) return gi;
+        uint32_t *sg = &rp->stack_group[2 * (size_t)stack_id];
+        if (group_is(rp, sg[0] - 1, stack_id, kind, device)) return sg[0] - 1;
+        if (group_is(rp, sg[1] - 1, stack_id, kind, device)) {
+            uint32_t g = sg[1];
+            sg[1] = sg[0];
+            sg[0] = g;
+            return g - 1;
         }
     }
     uint32_t gi = group_find(rp, stack_id, kind, device);
@@ -711,35 +727,23 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  *  The hot path: runs of ALLOC and FREE records
  * ------------------------------------------------------------------------ */
 /* The live set of a training run is far larger than the caches and its entries are hit
- * at random, and so are the groups of its thousands of call sites: replayed one at a
- * time, every event would wait on a cache miss or two. So the live-set entry of the
- * event SLOT_AHEAD events on is prefetched (with the next slot, which a delete reads),
- * and the group of the event GROUP_AHEAD on (from that entry, fetched by then, or from
- * the stack of an allocation): the misses of a dozen events overlap. What is
- * prefetched is a guess (the table changes on the way); a wrong one costs a wasted
- * fetch, never a wrong result. */
-#define SLOT_AHEAD 24
-#define GROUP_AHEAD 10
+ * at random: replayed one at a time, every event would wait on a cache miss. So the
+ * live-set entry of the event PREFETCH_AHEAD events on is prefetched (with the next
+ * slot, which a delete reads), and for an allocation the entry of stack_group that
+ * names its group: the misses of a dozen events overlap. What is prefetched is a guess
+ * (the table may grow on the way), never trusted. (Prefetching the groups too made no
+ * difference measured: the groups of even 10k call sites mostly stay in L2.) */
+#define PREFETCH_AHEAD 16
 
 /* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
  * the calls whose result is unused, i.e. all of them. */
-static inline __attribute__((always_inline)) void slot_prefetch(const vt_replay *rp, const vt_ev *e)
+static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *rp, const vt_ev *e)
 {
     const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
     __builtin_prefetch(l);
     __builtin_prefetch(l + 1); /* the same line, or the next one; never dereferenced */
-    if (e->type == VT_REC_ALLOC && e->stack_id < rp->nstack_group) __builtin_prefetch(&rp->stack_group[e->stack_id]);
-}
-
-static inline __attribute__((always_inline)) void group_prefetch(const vt_replay *rp, const vt_ev *e)
-{
-    uint32_t gi;
-    if (e->type == VT_REC_ALLOC)
-        gi = e->stack_id < rp->nstack_group ? rp->stack_group[e->stack_id] - 1 : UINT32_MAX;
-    else
-        gi = rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)].group;
-    const char *g = (const char *)&rp->groups[gi < rp->ngroups ? gi : 0];
-    for (size_t off = 0; off < sizeof(vt_group); off += 64) __builtin_prefetch(g + off);
+    if (e->type == VT_REC_ALLOC && e->stack_id < rp->nstack_group)
+        __builtin_prefetch(&rp->stack_group[2 * (size_t)e->stack_id]);
 }
 
 static inline void replay_ev(vt_replay *rp, const vt_ev *e)
@@ -756,17 +760,15 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
     size_t i = 0, nalloc = 0;
     rp->st.records += n;
     /* Until something was allocated there is nothing to prefetch from. */
-    for (; i < n && (!rp->live || !rp->ngroups); i++) {
+    for (; i < n && !rp->live; i++) {
         nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
-    for (size_t k = i; k < n && k < i + SLOT_AHEAD; k++) slot_prefetch(rp, &ev[k]);
-    for (size_t k = i; k < n && k < i + GROUP_AHEAD; k++) group_prefetch(rp, &ev[k]);
+    for (size_t k = i; k < n && k < i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k]);
     for (; i < n; i++) {
         /* the events themselves were decoded on another core: fetch them early too */
-        __builtin_prefetch(&ev[i + 2 * SLOT_AHEAD]);
-        if (i + SLOT_AHEAD < n) slot_prefetch(rp, &ev[i + SLOT_AHEAD]);
-        if (i + GROUP_AHEAD < n) group_prefetch(rp, &ev[i + GROUP_AHEAD]);
+        if (i + 4 * PREFETCH_AHEAD < n) __builtin_prefetch(&ev[i + 4 * PREFETCH_AHEAD]);
+        if (i + PREFETCH_AHEAD < n) ev_prefetch(rp, &ev[i + PREFETCH_AHEAD]);
         nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
@@ -795,4 +797,9 @@ void vt_replay_read(vt_replay *rp, vt_reader *rd)
 void vt_replay_finish(vt_replay *rp)
 {
     for (size_t i = 0; i < rp->ngroups; i++) group_touch(&rp->groups[i]);
+    /* A lookup for the replay only: its memory goes back before the sites are made,
+     * where the peak is. */
+    free(rp->stack_group);
+    rp->stack_group = NULL;
+    rp->nstack_group = 0;
 }

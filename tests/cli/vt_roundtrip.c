@@ -30,6 +30,83 @@ static int same(const vt_rec *a, const vt_rec *b)
            a->size == b->size && a->stream == b->stream && a->aux0 == b->aux0 && a->aux1 == b->aux1;
 }
 
+/* One chunk of more records than the event path keeps decoded per chunk: the rest of
+ * it is read record by record, and must come out the same. */
+static int big_chunk(const char *path)
+{
+    enum { M = 300000 };
+    uint8_t *raw = malloc((size_t)M * 40);
+    vt_rec *recs = calloc(M, sizeof *recs);
+    FILE *f = fopen(path, "wb");
+    if (!raw || !recs || !f) { perror(path); return 1; }
+    vt_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
+    h.version_major = VT_VERSION_MAJOR;
+    h.header_size = sizeof h + 12;
+    fwrite(&h, sizeof h, 1, f);
+    uint32_t zero = 0;
+    for (int i = 0; i < 3; i++) fwrite(&zero, 4, 1, f);
+    vt_codec c;
+    vt_codec_reset(&c, 1000);
+    size_t len = 0;
+    for (size_t i = 0; i < M; i++) {
+        vt_rec *r = &recs[i];
+        r->type = (i % 1000 == 999) ? VT_REC_LOST : (i & 1) ? VT_REC_FREE : VT_REC_ALLOC;
+        r->time_ns = 1000 + i * 10;
+        if (r->type == VT_REC_LOST) { r->size = i; }
+        else {
+            r->kind = r->type == VT_REC_ALLOC ? VT_KIND_MEM_ALLOC : VT_KIND_MEM_FREE;
+            r->addr = 0x7f0000000000ull + (i / 2) * 4096;
+            r->size = r->type == VT_REC_ALLOC ? (rnd() & 0xfffff) : 0;
+            r->stack_id = (uint32_t)(rnd() % 5000);
+            r->tid = 77;
+        }
+        len += vt_codec_encode(&c, r, raw + len);
+    }
+    size_t bound = ZSTD_compressBound(len);
+    uint8_t *z = malloc(bound);
+    size_t zn = ZSTD_compress(z, bound, raw, len, 1);
+    vt_chunk_header ch = { VT_CHUNK_MAGIC, (uint32_t)zn, (uint32_t)len, M, 1000 };
+    fwrite(&ch, sizeof ch, 1, f);
+    fwrite(z, 1, zn, f);
+    fclose(f);
+    vt_reader rd;
+    char msg[256];
+    if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) { fprintf(stderr, "%s\n", msg); return 1; }
+    vt_reader_start_events(&rd);
+    size_t k = 0;
+    for (;;) {
+        const vt_ev *ev;
+        size_t n = vt_reader_events(&rd, &ev);
+        for (size_t i = 0; i < n; i++, k++)
+            if (k >= M || ev[i].type != recs[k].type || ev[i].addr != recs[k].addr || ev[i].size != recs[k].size ||
+                ev[i].time_ns != recs[k].time_ns || ev[i].stack_id != recs[k].stack_id) {
+                fprintf(stderr, "big chunk: event mismatch at record %zu\n", k);
+                return 1;
+            }
+        if (n) continue;
+        vt_rec x;
+        if (!vt_reader_next(&rd, &x)) break;
+        if (k >= M || x.type != recs[k].type || x.time_ns != recs[k].time_ns || x.size != recs[k].size ||
+            (x.type != VT_REC_LOST && (x.addr != recs[k].addr || x.stack_id != recs[k].stack_id))) {
+            fprintf(stderr, "big chunk: record mismatch at record %zu\n", k);
+            return 1;
+        }
+        k++;
+    }
+    if (rd.stopped || k != M) {
+        fprintf(stderr, "big chunk: stopped after %zu of %d records: %s\n", k, M, rd.err);
+        return 1;
+    }
+    vt_reader_close(&rd);
+    unlink(path);
+    free(raw);
+    free(z);
+    free(recs);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "roundtrip.vtrace";
@@ -165,6 +242,7 @@ int main(int argc, char **argv)
         vt_reader_close(&rd);
     }
     unlink(path);
+    if (big_chunk(path)) return 1;
     printf("%d records: the reader and vt_codec_decode agree\n", N);
     return 0;
 }
