@@ -26,6 +26,16 @@ void vt_args_error(const vt_args *a, const char *fmt, ...)
     fprintf(stderr, " (try 'vramtrace %s --help')\n", a->cmd);
 }
 
+int vt_args_one_trace(const vt_args *a, char **path, const char *v)
+{
+    if (*path) {
+        vt_args_error(a, "one TRACE only");
+        return -1;
+    }
+    *path = (char *)v;
+    return 0;
+}
+
 int vt_args_next(vt_args *a, const vt_opt *opts, const char **val)
 {
     *val = NULL;

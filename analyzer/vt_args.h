@@ -33,6 +33,10 @@ int vt_args_next(vt_args *a, const vt_opt *opts, const char **val);
 void vt_args_error(const vt_args *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Takes the operand v as the command's one TRACE; prints an error and returns -1 when
+ * *path is already set. */
+int vt_args_one_trace(const vt_args *a, char **path, const char *v);
+
 /* Converters that print an error themselves and return -1 on bad text. */
 int vt_args_uint(const vt_args *a, const char *opt, const char *s, uint64_t max, uint64_t *out);
 int vt_args_size(const vt_args *a, const char *opt, const char *s, uint64_t *out);

@@ -34,8 +34,7 @@ int vt_cmd_check(int argc, char **argv)
         switch (id) {
         case VT_ARGS_ERROR: return 2;
         case VT_ARGS_OPERAND:
-            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
-            path = (char *)v;
+            if (vt_args_one_trace(&a, &path, v)) return 2;
             break;
         case O_PEAK: if (vt_args_size(&a, "--max-peak", v, &max_peak)) return 2; has_peak = 1; break;
         case O_LEAK: if (vt_args_size(&a, "--max-leak", v, &max_leak)) return 2; has_leak = 1; break;

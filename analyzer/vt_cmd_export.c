@@ -55,8 +55,7 @@ int vt_cmd_export(int argc, char **argv)
         switch (id) {
         case VT_ARGS_ERROR: return 2;
         case VT_ARGS_OPERAND:
-            if (path) { vt_args_error(&a, "one TRACE only"); return 2; }
-            path = (char *)v;
+            if (vt_args_one_trace(&a, &path, v)) return 2;
             break;
         case O_OUT: out = v; break;
         case O_FORMAT:
