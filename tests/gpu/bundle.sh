@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepares .gpu/ (git-ignored) for the GPU machine, which has no libunwind, no libdw and
+# Prepares .gpu/ (git-ignored) for the GPU machine, which has no libunwind, libdw or protobuf-c and
 # no apt: builds here (Debian 12 binaries run on its Ubuntu 24.04) and copies the
-# binaries with the two libraries it lacks. Pass `.gpu` in the device tool's carry list.
+# binaries with the libraries it lacks. Pass `.gpu` in the device tool's carry list.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${VT_BUILD_DIR:-build-gpu}
@@ -12,7 +12,7 @@ cp -a "$build"/bin/* .gpu/bin/
 cp -a "$build"/lib/*.so* .gpu/lib/ 2>/dev/null || true
 cp -a "$build"/lib/vramtrace_py .gpu/lib/  # the --torch-modules start-up hook
 libdir=/usr/lib/x86_64-linux-gnu
-for l in libunwind.so.8 libunwind-x86_64.so.8 libdw.so.1; do
+for l in libunwind.so.8 libunwind-x86_64.so.8 libdw.so.1 libprotobuf-c.so.1; do
   cp -L "$libdir/$l" .gpu/lib/
 done
 du -sh .gpu
