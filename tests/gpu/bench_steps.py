@@ -37,6 +37,12 @@ def parse_args():
     ap.add_argument("--snapshot", default=None,
                     help="with --record-history: write torch.cuda.memory._dump_snapshot() here")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ab", default=None, metavar="MODES",
+                    help="comma-separated modes timed in alternating blocks of --block steps in this "
+                         "one process, e.g. fp32,fp16,fp32+history,fp16+history (history: "
+                         "_record_memory_history(stacks='all') on for that block); a process-to-process "
+                         "drift then hits every mode alike. Adds \"modes\" to the JSON line")
+    ap.add_argument("--block", type=int, default=10, help="steps per block with --ab (default 10)")
     return ap.parse_args()
 
 
@@ -69,6 +75,44 @@ def start_history(torch, stacks):
         return f"{type(e).__name__}: {e}"
 
 
+def stop_history(torch):
+    try:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    except TypeError:
+        torch.cuda.memory._record_memory_history(False)
+
+
+def ab_blocks(torch, args, step):
+    """Times each mode of --ab in turn, --block steps at a time, until each has had
+    --steps steps; returns {mode: {"median_ms", "min_ms", "steps"}}."""
+    modes = [m.strip() for m in args.ab.split(",") if m.strip()]
+    times = {m: [] for m in modes}
+    for m in modes:  # one untimed step each: autocast caches, scaler, history buffers
+        amp, _, hist = m.partition("+")
+        if hist:
+            start_history(torch, "all")
+        step(None if amp == "fp32" else amp)
+        if hist:
+            stop_history(torch)
+    while any(len(v) < args.steps for v in times.values()):
+        for m in modes:
+            amp, _, hist = m.partition("+")
+            if hist:
+                err = start_history(torch, "all")
+                if err:
+                    raise SystemExit(f"bench_steps.py: _record_memory_history failed: {err}")
+            for _ in range(args.block):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                step(None if amp == "fp32" else amp)
+                torch.cuda.synchronize()
+                times[m].append((time.perf_counter() - t0) * 1e3)
+            if hist:
+                stop_history(torch)
+    return {m: {"median_ms": round(statistics.median(v), 3), "min_ms": round(min(v), 3), "steps": len(v)}
+            for m, v in times.items()}
+
+
 def main():
     args = parse_args()
     import torch
@@ -85,17 +129,18 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.amp)
     scaler = None
-    if args.amp == "fp16":
+    if args.amp == "fp16" or (args.ab and "fp16" in args.ab):
         scaler = torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler()
 
-    def step():
+    def step(amp=args.amp):
+        amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
         ids = torch.randint(0, cfg.vocab_size, (args.batch, args.seq), device=dev)
         mask = torch.ones_like(ids)
         labels = torch.randint(0, cfg.num_labels, (args.batch,), device=dev)
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cuda", dtype=amp_dtype, enabled=amp_dtype is not None):
             loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-        if scaler is not None:
+        if amp == "fp16":
             scaler.scale(loss).backward()
             scaler.step(opt)
             scaler.update()
@@ -115,12 +160,14 @@ def main():
     torch.cuda.synchronize()
     times = []
     loss = None
-    for _ in range(args.steps):
+    for _ in range(0 if args.ab else args.steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         loss = step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
+
+    modes = ab_blocks(torch, args, step) if args.ab else None
 
     snapshot = None
     if args.record_history and not history_error:
@@ -155,6 +202,8 @@ def main():
         "device": torch.cuda.get_device_name(),
         "final_loss": float(loss.detach()) if loss is not None else None,
     }
+    if modes is not None:
+        out["modes"] = modes
     print(json.dumps(out), flush=True)
     return 0
 

@@ -12,7 +12,8 @@
 #             attention blocks hold the most at the peak) and growth (quadratic in
 #             attention.self, linear in intermediate); diff by layer printed
 #   overhead  bench_steps.py (BERT-base, batch 16, seq 128, 20 timed steps) median step
-#             time, RUNS times each (default 3, interleaved), fp32 and bf16:
+#             time, RUNS times each (default 3, interleaved), AMPS (default "fp32 fp16";
+#             fp16 is AMP with a GradScaler, as ../shared/FACTS.md measured):
 #             untraced cudaMallocAsync | vramtrace --per-tensor (Python frames on) |
 #             the same with VRAMTRACE_PYTHON=0 | --per-tensor --torch-modules |
 #             untraced native | native + _record_memory_history(stacks="all")
@@ -86,8 +87,8 @@ layers() {
 
 overhead() {
   local steps="$root/tests/gpu/bench_steps.py"
-  for amp in fp32 bf16; do
-    local a=(); [ $amp = bf16 ] && a=(--amp bf16)
+  for amp in ${AMPS:-fp32 fp16}; do
+    local a=(); [ $amp != fp32 ] && a=(--amp $amp)
     : > "$W/ov-$amp.tsv"
     for ((i = 0; i < RUNS; i++)); do
       for cfg in async traced nopy modules native history; do
