@@ -203,6 +203,7 @@ static void vt_finish(void)
     int running = vt_writer_running;
     pthread_mutex_unlock(&vt_start_mu);
     if (running) vt_writer_stop();
+    if (running) vt_stats_print();
 }
 
 static void vt_atexit(void) { vt_finish(); }

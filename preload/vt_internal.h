@@ -35,6 +35,7 @@ typedef struct {
     int      disable;
     int      libunwind;           /* VRAMTRACE_LIBUNWIND=1: every stack through libunwind */
     int      python;              /* VRAMTRACE_PYTHON: Python frames in stacks (default 1) */
+    int      stats;               /* VRAMTRACE_STATS=1: time the recorder's own parts (vt_stats.c) */
     uint32_t ring_slots;          /* power of two */
     int      rank;                /* RANK, else LOCAL_RANK, else -1 */
     int      descendant;          /* started by exec from a traced process */
@@ -104,6 +105,20 @@ static inline int vt_enter(void)
     return 1;
 }
 static inline void vt_leave(void) { vt_tls.in_hook = 0; }
+
+/* ------------------------------------------------------------------------ *
+ *  Self-measurement (vt_stats.c), only with VRAMTRACE_STATS=1
+ * ------------------------------------------------------------------------ */
+enum {
+    VT_STAT_EVENTS, VT_STAT_NS_PUSH,        /* events recorded; ns building and pushing them */
+    VT_STAT_N_DEVICE, VT_STAT_NS_DEVICE,    /* device lookups (cuCtxGetDevice); their ns */
+    VT_STAT_N_STACK, VT_STAT_NS_STACK,      /* stack captures; their ns */
+    VT_STAT_MEMO_HIT, VT_STAT_WALKED, VT_STAT_FALLBACK, VT_STAT_EXTRA,  /* how stacks were had */
+    VT_STAT_COUNT
+};
+void vt_stats_add(int which, uint64_t v);
+/* One line on stderr (at exit) when cfg.stats is set. */
+void vt_stats_print(void);
 
 /* Writes "vramtrace: <msg>\n" to stderr with one write(). */
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -42,7 +42,7 @@ static inline int ready(void)
     return 1;
 }
 
-int vt_rec_device(void)
+static int device_of_ctx(void)
 {
     const vt_helpers *h = vt_wrap_helpers();
     CUdevice d;
@@ -50,7 +50,28 @@ int vt_rec_device(void)
     return d >= 0 && d < 128 ? (int)d : -1;
 }
 
-static inline void push(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
+int vt_rec_device(void)
+{
+    if (VT_LIKELY(!vt_g.cfg.stats)) return device_of_ctx();
+    uint64_t t0 = vt_now_abs();
+    int d = device_of_ctx();
+    vt_stats_add(VT_STAT_NS_DEVICE, vt_now_abs() - t0);
+    vt_stats_add(VT_STAT_N_DEVICE, 1);
+    return d;
+}
+
+/* The stack of this event; timed with VRAMTRACE_STATS=1. */
+static inline uint32_t stack_here(void)
+{
+    if (VT_LIKELY(!vt_g.cfg.stats)) return vt_stack_capture();
+    uint64_t t0 = vt_now_abs();
+    uint32_t id = vt_stack_capture();
+    vt_stats_add(VT_STAT_NS_STACK, vt_now_abs() - t0);
+    vt_stats_add(VT_STAT_N_STACK, 1);
+    return id;
+}
+
+static inline void push_ev(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
                         uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     vt_ev e;
@@ -66,20 +87,33 @@ static inline void push(uint8_t type, unsigned kind, int device, unsigned flags,
     vt_ring_push(&e);
 }
 
+static inline void push(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
+                        uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    if (VT_LIKELY(!vt_g.cfg.stats)) {
+        push_ev(type, kind, device, flags, stack, a, b, c, d);
+        return;
+    }
+    uint64_t t0 = vt_now_abs();
+    push_ev(type, kind, device, flags, stack, a, b, c, d);
+    vt_stats_add(VT_STAT_NS_PUSH, vt_now_abs() - t0);
+    vt_stats_add(VT_STAT_EVENTS, 1);
+}
+
 /* ------------------------------------------------------------------------ *
  *  Events
  * ------------------------------------------------------------------------ */
 void vt_rec_alloc(unsigned kind, uint64_t addr, uint64_t size, uint64_t stream, unsigned flags, int device)
 {
     if (!ready()) return;
-    uint32_t stack = vt_stack_capture();
+    uint32_t stack = stack_here();
     push(VT_REC_ALLOC, kind, device, flags, stack, addr, size, stream, 0);
 }
 
 void vt_rec_free(unsigned kind, uint64_t addr, uint64_t stream, unsigned flags, int device)
 {
     if (!ready()) return;
-    uint32_t stack = vt_g.cfg.free_stacks ? vt_stack_capture() : 0;
+    uint32_t stack = vt_g.cfg.free_stacks ? stack_here() : 0;
     push(VT_REC_FREE, kind, device, flags, stack, addr, 0, stream, 0);
 }
 
@@ -89,7 +123,7 @@ void vt_rec_oom(unsigned kind, uint64_t size, uint64_t stream, unsigned flags, i
     size_t fr = 0, tot = 0;
     const vt_helpers *h = vt_wrap_helpers();
     if (!h || !h->mem_get_info || h->mem_get_info(&fr, &tot) != CUDA_SUCCESS) fr = tot = 0;
-    uint32_t stack = vt_stack_capture();
+    uint32_t stack = stack_here();
     /* a = free, b = size asked, c = stream, d = total */
     push(VT_REC_OOM, kind, device, flags, stack, fr, size, stream, tot);
 }
@@ -97,7 +131,7 @@ void vt_rec_oom(unsigned kind, uint64_t size, uint64_t stream, unsigned flags, i
 void vt_rec_vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64_t aux1, int stack)
 {
     if (!ready()) return;
-    uint32_t s = (stack || vt_g.cfg.free_stacks) ? vt_stack_capture() : 0;
+    uint32_t s = (stack || vt_g.cfg.free_stacks) ? stack_here() : 0;
     push(VT_REC_VMM, op, -1, 0, s, addr, size, aux0, aux1);
 }
 

@@ -314,6 +314,8 @@ uint32_t vt_stack_capture(void)
         n = vt_unwind(buf, spbuf, depth + VT_SKIP_MAX, m, &hit);
     }
     vt_extra x;
+    if (VT_UNLIKELY(vt_g.cfg.stats))
+        vt_stats_add(hit ? VT_STAT_MEMO_HIT : n < 0 ? VT_STAT_FALLBACK : VT_STAT_WALKED, 1);
     if (VT_LIKELY(hit)) {
         if (!more || !extra_of(&x)) {
             if (VT_LIKELY(hit->id)) return hit->id;
@@ -322,6 +324,7 @@ uint32_t vt_stack_capture(void)
             else atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
             return id;
         }
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
         return capture_extra(hit, &x);
     }
     const uintptr_t *sps = spbuf;
@@ -337,6 +340,7 @@ uint32_t vt_stack_capture(void)
     if (n <= 0) return 0;
     vt_walk w = { hash_ips(buf + s, n), 0, (uint32_t)n, buf + s, sps ? sps + s : NULL };
     if (more && extra_of(&x)) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
         vt_unwind_memo_commit(m, &w);
         return capture_extra(&w, &x);
     }

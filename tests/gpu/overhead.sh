@@ -45,11 +45,18 @@ for m, r in d["modes"].items():
     "$cfg" "$round" >> "$tsv" 2>/dev/null || printf 'fp32\t%s\t%s\tnan\tnan\n' "$cfg" "$round" >> "$tsv"
 }
 # DIAG=1: one fp32 round of the recorder with one feature off at a time, to see where
-# its cost goes (rows: async, traced, then traced:VAR=VALUE)
+# its cost goes (rows: traced:default, traced:VAR=VALUE, the recorder's VRAMTRACE_STATS
+# line for fp32 and fp16, async)
 if [ "${DIAG:-0}" = 1 ]; then
   for v in "" VRAMTRACE_NVML_MS=0 VRAMTRACE_PYTHON=0 VRAMTRACE_DEPTH=16 VRAMTRACE_DEPTH=0 VRAMTRACE_DISABLE=1; do
     line=$(env $v taskset -c "$CORES" "$VT" run --per-tensor --no-summary -o "$W/ov.vtrace" -- $PY "${steps[@]}" --ab fp32 2>/dev/null | tail -1)
     printf 'traced:%s\t%s\n' "${v:-default}" "$(echo "$line" | $PY -c 'import json,sys; print(json.loads(sys.stdin.read())["modes"]["fp32"]["median_ms"])' 2>/dev/null)" | tee -a "$OUT/diag.tsv"
+  done
+  # the recorder's own account of its time (VRAMTRACE_STATS=1, preload/vt_stats.c)
+  for amp in fp32 fp16; do
+    VRAMTRACE_STATS=1 taskset -c "$CORES" "$VT" run --per-tensor --no-summary -o "$W/ov.vtrace" -- \
+      $PY "${steps[@]}" --ab $amp > /dev/null 2> "$W/stats.err"
+    printf 'stats %s\t%s\n' $amp "$(grep 'vramtrace: stats:' "$W/stats.err")" | tee -a "$OUT/diag.tsv"
   done
   line=$(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync taskset -c "$CORES" $PY "${steps[@]}" --ab fp32 2>/dev/null | tail -1)
   printf 'async\t%s\n' "$(echo "$line" | $PY -c 'import json,sys; print(json.loads(sys.stdin.read())["modes"]["fp32"]["median_ms"])' 2>/dev/null)" | tee -a "$OUT/diag.tsv"
