@@ -114,6 +114,8 @@ enum {
     VT_STAT_N_DEVICE, VT_STAT_NS_DEVICE,    /* device lookups (cuCtxGetDevice); their ns */
     VT_STAT_N_STACK, VT_STAT_NS_STACK,      /* stack captures; their ns */
     VT_STAT_MEMO_HIT, VT_STAT_WALKED, VT_STAT_FALLBACK, VT_STAT_EXTRA,  /* how stacks were had */
+    VT_STAT_N_NVML, VT_STAT_NS_NVML,        /* NVML samples (writer thread); their ns */
+    VT_STAT_N_FLUSH, VT_STAT_NS_FLUSH,      /* chunks compressed and written; their ns */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);

@@ -112,6 +112,9 @@ void vt_nvml_sample(uint64_t now)
     if (vt_n.state == 0) nvml_open();
     if (vt_n.state < 0) return;
     vt_n.next_ns = now + (uint64_t)vt_g.cfg.nvml_ms * 1000000u;
+    /* NVML's queries go through the driver: time them, they run next to the program's
+     * own calls (VRAMTRACE_STATS). */
+    uint64_t t0 = vt_g.cfg.stats ? vt_now_abs() : 0;
     for (unsigned i = 0; i < vt_n.ndev; i++) {
         if (!vt_n.dev[i]) continue;
         vt_nvml_mem m;
@@ -127,5 +130,9 @@ void vt_nvml_sample(uint64_t now)
         vt_rec r = { .type = VT_REC_NVML, .device = (int8_t)i, .time_ns = vt_now(),
                      .aux0 = me, .size = m.used, .aux1 = m.total };
         vt_writer_emit(&r);
+    }
+    if (vt_g.cfg.stats) {
+        vt_stats_add(VT_STAT_NS_NVML, vt_now_abs() - t0);
+        vt_stats_add(VT_STAT_N_NVML, 1);
     }
 }

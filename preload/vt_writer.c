@@ -104,6 +104,7 @@ static void flush(void)
 {
     if (!vt_w.nrec || vt_w.failed) return;
     vt_chunk_header h = { VT_CHUNK_MAGIC, 0, (uint32_t)vt_w.raw_len, vt_w.nrec, vt_w.base_time };
+    uint64_t t0 = vt_g.cfg.stats ? vt_now_abs() : 0;
     size_t c = ZSTD_compress2(vt_w.cctx, vt_w.out + sizeof h, vt_w.out_cap - sizeof h, vt_w.raw, vt_w.raw_len);
     if (ZSTD_isError(c)) { fail("cannot compress a chunk of", EINVAL); return; }
     h.comp_size = (uint32_t)c;
@@ -112,6 +113,10 @@ static void flush(void)
     vt_w.raw_len = 0;
     vt_w.nrec = 0;
     vt_w.last_flush = vt_now();
+    if (vt_g.cfg.stats) {
+        vt_stats_add(VT_STAT_NS_FLUSH, vt_w.last_flush + vt_g.start_mono_ns - t0);
+        vt_stats_add(VT_STAT_N_FLUSH, 1);
+    }
 }
 
 void vt_writer_emit(const vt_rec *r)
