@@ -116,6 +116,7 @@ enum {
     VT_STAT_MEMO_HIT, VT_STAT_WALKED, VT_STAT_FALLBACK, VT_STAT_EXTRA,  /* how stacks were had */
     VT_STAT_N_NVML, VT_STAT_NS_NVML,        /* NVML samples (writer thread); their ns */
     VT_STAT_N_FLUSH, VT_STAT_NS_FLUSH,      /* chunks compressed and written; their ns */
+    VT_STAT_NVTX,                           /* NVTX ranges opened (push or start) */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);

@@ -111,6 +111,9 @@ static uint32_t attr_sid(const nvtx_attr *a)
 
 static inline int on(void)
 {
+    /* Libraries such as cuBLAS annotate every call once an injection is loaded: count
+     * the ranges opened, to see that traffic (VRAMTRACE_STATS). */
+    if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_NVTX, 1);
     return atomic_load_explicit(&vt_g.state, memory_order_acquire) >= VT_ST_IDLE;
 }
 
