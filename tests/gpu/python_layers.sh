@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Python frames, --torch-modules and `top --by layer` on the GPU machine (docs/python.md).
-#   bash tests/gpu/python_layers.sh [vtbert|frames|layers|overhead|all]...
+#   bash tests/gpu/python_layers.sh [vtbert|frames|layers|all]...
 # Uses the bundle in .gpu/ (tests/gpu/bundle.sh; lib/vramtrace_py must be in it), the
 # machine's python3 with torch and transformers. Leaves logs, JSON and traces under $OUT.
 #   vtbert    the bundled CUDA C workload (NVTX ranges per layer and sub-block, no
@@ -11,12 +11,7 @@
 #             under --per-tensor --torch-modules, fp32 and bf16: check_layers.py top (the
 #             attention blocks hold the most at the peak) and growth (quadratic in
 #             attention.self, linear in intermediate); diff by layer printed
-#   overhead  bench_steps.py (BERT-base, batch 16, seq 128, 20 timed steps) median step
-#             time, RUNS times each (default 3, interleaved), AMPS (default "fp32 fp16";
-#             fp16 is AMP with a GradScaler, as ../shared/FACTS.md measured):
-#             untraced cudaMallocAsync | vramtrace --per-tensor (Python frames on) |
-#             the same with VRAMTRACE_PYTHON=0 | --per-tensor --torch-modules |
-#             untraced native | native + _record_memory_history(stacks="all")
+# The step-time overhead has its own script: tests/gpu/overhead.sh.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${VT_GPU_BUILD:-$root/.gpu}
@@ -25,7 +20,6 @@ export OUT=${OUT:-/tmp/vt-out}
 W=${VT_GPU_WORK:-/tmp/vt-gpu}
 mkdir -p "$OUT" "$W"
 PY=${PYTHON:-python3}
-RUNS=${RUNS:-3}
 export PYTHONUNBUFFERED=1
 fail=0
 
@@ -85,52 +79,13 @@ layers() {
   done
 }
 
-overhead() {
-  local steps="$root/tests/gpu/bench_steps.py"
-  for amp in ${AMPS:-fp32 fp16}; do
-    local a=(); [ $amp != fp32 ] && a=(--amp $amp)
-    : > "$W/ov-$amp.tsv"
-    for ((i = 0; i < RUNS; i++)); do
-      for cfg in async traced nopy modules native history; do
-        local ms
-        case $cfg in
-        async) ms=$(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync $PY "$steps" "${a[@]}" 2>/dev/null | tail -1) ;;
-        traced) ms=$("$VT" run --per-tensor --no-summary -o "$W/ov.vtrace" -- $PY "$steps" "${a[@]}" 2>/dev/null | tail -1) ;;
-        nopy) ms=$(VRAMTRACE_PYTHON=0 "$VT" run --per-tensor --no-summary -o "$W/ov.vtrace" -- $PY "$steps" "${a[@]}" 2>/dev/null | tail -1) ;;
-        modules) ms=$("$VT" run --per-tensor --torch-modules --no-summary -o "$W/ov.vtrace" -- $PY "$steps" "${a[@]}" 2>/dev/null | tail -1) ;;
-        native) ms=$(PYTORCH_CUDA_ALLOC_CONF=backend:native $PY "$steps" "${a[@]}" 2>/dev/null | tail -1) ;;
-        history) ms=$(PYTORCH_CUDA_ALLOC_CONF=backend:native $PY "$steps" "${a[@]}" --record-history all 2>/dev/null | tail -1) ;;
-        esac
-        ms=$(echo "$ms" | $PY -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])' 2>/dev/null || echo nan)
-        printf '%s\t%s\n' "$cfg" "$ms" >> "$W/ov-$amp.tsv"
-      done
-    done
-    cp "$W/ov-$amp.tsv" "$OUT/"
-    $PY - "$W/ov-$amp.tsv" "$amp" <<'PYEOF'
-import statistics, sys
-rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
-med = {}
-for cfg in ("async", "traced", "nopy", "modules", "native", "history"):
-    v = [float(ms) for c, ms in rows if c == cfg and ms != "nan"]
-    med[cfg] = statistics.median(v) if v else float("nan")
-pct = lambda a, b: 100.0 * (med[a] / med[b] - 1)
-print("overhead %s (median step ms): %s" % (sys.argv[2], ", ".join("%s %.2f" % kv for kv in med.items())))
-print("  vramtrace --per-tensor, Python frames : %+.1f%% vs untraced cudaMallocAsync" % pct("traced", "async"))
-print("  vramtrace --per-tensor, no Python     : %+.1f%%" % pct("nopy", "async"))
-print("  vramtrace --per-tensor --torch-modules: %+.1f%%" % pct("modules", "async"))
-print("  PyTorch _record_memory_history(all)   : %+.1f%% vs untraced native" % pct("history", "native"))
-PYEOF
-  done
-}
-
 sections=("$@"); [ ${#sections[@]} -eq 0 ] && sections=(all)
 for s in "${sections[@]}"; do
   case $s in
   vtbert) vtbert ;;
   frames) frames ;;
   layers) layers ;;
-  overhead) overhead ;;
-  all) vtbert; frames; layers; overhead ;;
+  all) vtbert; frames; layers ;;
   *) echo "unknown section $s"; exit 2 ;;
   esac
 done
