@@ -11,14 +11,7 @@
 #   jax    jax_train.py under XLA_PYTHON_CLIENT_ALLOCATOR=platform: jax_categories.py
 #          (the two sets of parameters + Adam moments at the peak)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${VT_GPU_BUILD:-$root/.gpu}
-VT=$B/bin/vramtrace
-export OUT=${OUT:-/tmp/vt-out}
-W=${VT_GPU_WORK:-/tmp/vt-gpu}
-mkdir -p "$OUT" "$W"
-PY=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1
+. "$(dirname "$0")/env.sh"
 fail=0
 
 # keep NAME TRACE: what a closer look needs afterwards, without the GPU machine's libraries

@@ -14,13 +14,7 @@
 # the median over rounds of each process's median step per mode, each round's figure,
 # and the overheads; leaves $OUT/overhead.tsv (amp, config, round, median ms, min ms).
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${VT_GPU_BUILD:-$root/.gpu}
-VT=$B/bin/vramtrace
-export OUT=${OUT:-/tmp/vt-out}
-W=${VT_GPU_WORK:-/tmp/vt-gpu}
-mkdir -p "$OUT" "$W"
-PY=${PYTHON:-python3}
+. "$(dirname "$0")/env.sh"
 CORES=${CORES:-2-9}
 STEPS=${STEPS:-60}
 budget=${SECONDS_BUDGET:-480}

@@ -13,14 +13,7 @@
 #             attention.self, linear in intermediate); diff by layer printed
 # The step-time overhead has its own script: tests/gpu/overhead.sh.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${VT_GPU_BUILD:-$root/.gpu}
-VT=$B/bin/vramtrace
-export OUT=${OUT:-/tmp/vt-out}
-W=${VT_GPU_WORK:-/tmp/vt-gpu}
-mkdir -p "$OUT" "$W"
-PY=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1
+. "$(dirname "$0")/env.sh"
 fail=0
 
 frames() {

@@ -4,16 +4,9 @@
 # Uses the binaries in .gpu/ (made here by tests/gpu/bundle.sh and carried), prints a
 # short table at the end and leaves logs, JSON and small traces under $OUT.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${VT_GPU_BUILD:-$root/.gpu}
-VT=$B/bin/vramtrace
-export OUT=${OUT:-/tmp/vt-out}
-W=${VT_GPU_WORK:-/tmp/vt-gpu}
-mkdir -p "$OUT" "$W"
+. "$(dirname "$0")/env.sh"
 RES=$OUT/results.tsv
 : > "$RES"
-PY=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1
 row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" | tee -a "$RES"; }
 
 # vt_peak TRACE KEY: one figure from `vramtrace report --json`.
