@@ -8,6 +8,8 @@
  *   tp_linked exec            a child exec's this program (exec-child), which allocates
  *   tp_linked sigkill N       N allocations, a pause for a flush, then SIGKILL
  *   tp_linked multidev        allocations on device 1 (FAKECUDA_DEVICES=2)
+ *   tp_linked paths R         R rounds over 24 call paths that meet in one leaf at the same
+ *                             stack depth: the recorder's walk memo must tell them apart
  *   tp_linked nocuda          never calls CUDA */
 #define _GNU_SOURCE
 #include "tp.h"
@@ -239,6 +241,50 @@ static int run_multidev(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ *
+ *  Many call paths into one leaf
+ * ------------------------------------------------------------------------ */
+/* Every path reaches tp_path_leaf with the same stack pointer, so only the words on
+ * the stack tell them apart; each path also keeps its own value live across the call
+ * (in a callee-saved register, RBP among them when the compiler picks it), which must
+ * not matter. */
+TP_NOINLINE void tp_path_leaf(void *fn, unsigned salt)
+{
+    CUdeviceptr d = 0;
+    size_t size = 4096 + salt;
+    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
+    TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
+    tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, fn);
+    tp_calling(FAKECUDA_FN_cuMemFree_v2);
+    TP_CK(cuMemFree(d), CUDA_SUCCESS);
+    tp_free(VT_KIND_MEM_FREE, d, 0, 0, fn);
+}
+
+static volatile unsigned g_salt;
+#define TP_PATH(i) \
+    TP_NOINLINE void tp_path_##i(void) { unsigned v = g_salt * (i + 1); tp_path_leaf((void *)tp_path_##i, i); g_salt = v + 1; }
+TP_PATH(0) TP_PATH(1) TP_PATH(2) TP_PATH(3) TP_PATH(4) TP_PATH(5) TP_PATH(6) TP_PATH(7)
+TP_PATH(8) TP_PATH(9) TP_PATH(10) TP_PATH(11) TP_PATH(12) TP_PATH(13) TP_PATH(14) TP_PATH(15)
+TP_PATH(16) TP_PATH(17) TP_PATH(18) TP_PATH(19) TP_PATH(20) TP_PATH(21) TP_PATH(22) TP_PATH(23)
+
+static int run_paths(int rounds)
+{
+    static void (*const path[])(void) = {
+        tp_path_0, tp_path_1, tp_path_2, tp_path_3, tp_path_4, tp_path_5, tp_path_6, tp_path_7,
+        tp_path_8, tp_path_9, tp_path_10, tp_path_11, tp_path_12, tp_path_13, tp_path_14, tp_path_15,
+        tp_path_16, tp_path_17, tp_path_18, tp_path_19, tp_path_20, tp_path_21, tp_path_22, tp_path_23,
+    };
+    /* in turn, then 8 at a time (fewer paths than the memo's ways), then in turn again */
+    for (int r = 0; r < rounds; r++)
+        for (unsigned i = 0; i < 24; i++) path[i]();
+    for (unsigned k = 0; k < 24; k += 8)
+        for (int r = 0; r < rounds; r++)
+            for (unsigned i = k; i < k + 8; i++) path[i]();
+    for (int r = 0; r < rounds; r++)
+        for (unsigned i = 24; i-- > 0;) path[i]();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: tp_linked SECTION...|threads T N|fork|exec|sigkill N|multidev|nocuda\n"); return 2; }
@@ -273,6 +319,7 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "exec-child") == 0) ex_basic(&g_api);
     else if (strcmp(mode, "sigkill") == 0 && argc == 3) return run_sigkill(atoi(argv[2]));
     else if (strcmp(mode, "multidev") == 0) rc = run_multidev();
+    else if (strcmp(mode, "paths") == 0 && argc == 3) rc = run_paths(atoi(argv[2]));
     else
         for (int i = 1; i < argc; i++)
             if (ex_run(argv[i], &g_api) < 0) tp_die("unknown section %s", argv[i]);
