@@ -117,6 +117,7 @@ enum {
     VT_STAT_N_NVML, VT_STAT_NS_NVML,        /* NVML samples (writer thread); their ns */
     VT_STAT_N_FLUSH, VT_STAT_NS_FLUSH,      /* chunks compressed and written; their ns */
     VT_STAT_NVTX,                           /* NVTX ranges opened (push or start) */
+    VT_STAT_SUFFIX,                         /* walks finished from a kept suffix */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);

@@ -37,12 +37,14 @@ void vt_stats_print(void)
 {
     if (!vt_g.cfg.stats) return;
     vt_warn("stats: %llu events; ns per call: device %llu, stack %llu, ring %llu; "
-            "stacks: %llu memo hits, %llu walked, %llu by libunwind, %llu with Python frames or scopes; "
+            "stacks: %llu memo hits, %llu walked (%llu finished from a kept suffix), %llu by libunwind, "
+            "%llu with Python frames or scopes; "
             "%llu NVTX ranges; writer thread: %llu NVML samples of %llu us, %llu chunks of %llu us",
             (unsigned long long)get(VT_STAT_EVENTS),
             per(VT_STAT_NS_DEVICE, VT_STAT_N_DEVICE), per(VT_STAT_NS_STACK, VT_STAT_N_STACK),
             per(VT_STAT_NS_PUSH, VT_STAT_EVENTS),
             (unsigned long long)get(VT_STAT_MEMO_HIT), (unsigned long long)get(VT_STAT_WALKED),
+            (unsigned long long)get(VT_STAT_SUFFIX),
             (unsigned long long)get(VT_STAT_FALLBACK), (unsigned long long)get(VT_STAT_EXTRA),
             (unsigned long long)get(VT_STAT_NVTX), (unsigned long long)get(VT_STAT_N_NVML), per(VT_STAT_NS_NVML, VT_STAT_N_NVML) / 1000,
             (unsigned long long)get(VT_STAT_N_FLUSH), per(VT_STAT_NS_FLUSH, VT_STAT_N_FLUSH) / 1000);

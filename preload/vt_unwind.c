@@ -580,10 +580,30 @@ typedef struct {
     uintptr_t *fr;             /* room for ips and sps, fmax each */
 } vt_memo_ent;
 
+/* A suffix: the part of a walk from frame k outward, keyed by that frame's stack
+ * pointer and return address (and RBP when the suffix used the RBP it came in with). */
+#define VT_SFX_SLOTS 1024
+
+typedef struct {
+    uintptr_t rsp, ip, rbp;
+    uint32_t  k;               /* the frame's index in its walk */
+    uint32_t  nreads;          /* 0: empty */
+    uint32_t  nframes;
+    int       rbp_used;
+} vt_sfx;
+
 struct vt_memo {
     uint32_t    cap;           /* reads per entry */
     uint32_t    fmax;          /* frames per entry */
     uint32_t    next;          /* round-robin replacement */
+    uint32_t    prev_n;        /* the last full walk's frames, to find where the next parts */
+    uintptr_t  *prev;
+    uintptr_t  *f_rsp, *f_rbp; /* the walk in progress, per frame: RSP and RBP on entry, */
+    uint16_t   *f_log, *f_gen; /* reads logged before it, RBP generation (restores so far), */
+    int16_t    *use_at;        /* and per generation the last frame that used RBP */
+    vt_sfx     *sfx;           /* VT_SFX_SLOTS headers */
+    uint64_t   *sfx_rv;        /* cap pairs per slot */
+    uintptr_t  *sfx_fr;        /* fmax ips, then fmax sps, per slot */
     uintptr_t   rsp0, rbp0;    /* the walk in progress */
     int         s_rbp0_used;
     uint32_t    s_n;
@@ -618,7 +638,11 @@ vt_memo *vt_unwind_memo(int max)
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
     uint32_t fmax = (uint32_t)max;
     size_t bytes = sizeof *m + (size_t)(VT_MEMO_WAYS + 1) * cap * 16 + (size_t)VT_MEMO_WAYS * fmax * 16;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t sfx_at = bytes;
+    /* the suffixes: ~4.6 KB a slot at depth 64, touched only as slots fill */
+    bytes += (size_t)fmax * (3 * sizeof(uintptr_t) + 3 * sizeof(uint16_t) + 8)
+           + VT_SFX_SLOTS * (sizeof(vt_sfx) + (size_t)cap * 16 + (size_t)fmax * 16);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     m = p;
     m->cap = cap;
@@ -631,6 +655,25 @@ vt_memo *vt_unwind_memo(int max)
         m->ent[i].rv = rv + (size_t)(i + 1) * cap * 2;
         m->ent[i].fr = fr + (size_t)i * fmax * 2;
     }
+    char *q = (char *)p + sfx_at;
+    m->prev = (uintptr_t *)q;
+    q += (size_t)fmax * sizeof(uintptr_t);
+    m->f_rsp = (uintptr_t *)q;
+    q += (size_t)fmax * sizeof(uintptr_t);
+    m->f_rbp = (uintptr_t *)q;
+    q += (size_t)fmax * sizeof(uintptr_t);
+    m->f_log = (uint16_t *)q;
+    q += (size_t)fmax * sizeof(uint16_t);
+    m->f_gen = (uint16_t *)q;
+    q += (size_t)fmax * sizeof(uint16_t);
+    m->use_at = (int16_t *)q;
+    q += (size_t)fmax * sizeof(int16_t) + 8;   /* generations: one more than frames */
+    q = (char *)(((uintptr_t)q + 7) & ~(uintptr_t)7);
+    m->sfx = (vt_sfx *)q;
+    q += VT_SFX_SLOTS * sizeof(vt_sfx);
+    m->sfx_rv = (uint64_t *)q;
+    q += (size_t)VT_SFX_SLOTS * cap * 16;
+    m->sfx_fr = (uintptr_t *)q;
     if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
     vt_memo_tls = m;
     return m;
@@ -669,6 +712,63 @@ static inline int memo_match(const vt_memo_ent *e)
     for (uint32_t i = 0; i < e->nreads; i++)
         if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return 0;
     return 1;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Suffixes
+ *
+ * The exact memo above answers a call path only while it is among the thread's last 16.
+ * A training step that allocates from hundreds of call paths in turn (every operator of
+ * a model) cycles through more than that and would walk every stack in full. But those
+ * stacks share their inner frames (the allocator's) and their outer ones (the training
+ * loop's), and part in between. So after a full walk, the part from where it left the
+ * walk before it is kept too, keyed by that frame's (RSP, return address): a later
+ * walk probes each frame it reaches, and at a kept frame checks the words the suffix
+ * read, then copies its frames instead of walking them. Same rules as the exact memo:
+ * the suffix is a pure function of the frame's RSP and return address, the RBP it came
+ * in with if it used it, and the words it read. The frame index is part of the key, so
+ * that a walk cut at `max` frames comes out the same.
+ * ------------------------------------------------------------------------ */
+static inline uint32_t sfx_slot(uintptr_t rsp, uintptr_t ip)
+{
+    return (uint32_t)(((rsp >> 3) ^ (ip * 0x9E3779B97F4A7C15ull)) >> 40) & (VT_SFX_SLOTS - 1);
+}
+
+/* Does the suffix kept for this frame apply? */
+static inline int sfx_splice(const vt_memo *m, uintptr_t rsp, uintptr_t ip, uintptr_t rbp, uint32_t k)
+{
+    const vt_sfx *x = &m->sfx[sfx_slot(rsp, ip)];
+    if (!x->nreads || x->rsp != rsp || x->ip != ip || x->k != k || (x->rbp_used && x->rbp != rbp))
+        return 0;
+    const uint64_t *rv = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
+    for (uint32_t i = 0; i < x->nreads; i++)
+        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return 0;
+    return 1;
+}
+
+/* After a full walk of n frames with nlog words logged: keeps its part from the first
+ * frame where it differs from the walk before it. */
+static void sfx_keep(vt_memo *m, void *const *ips, uint32_t n, uint32_t nlog)
+{
+    uint32_t d = 1, lim = n < m->prev_n ? n : m->prev_n;
+    while (d < lim && m->prev[d] == (uintptr_t)ips[d]) d++;
+    if (d >= n || nlog <= m->f_log[d]) return;
+    uintptr_t rsp = m->f_rsp[d], ip = (uintptr_t)ips[d];
+    uint32_t slot = sfx_slot(rsp, ip);
+    vt_sfx *x = &m->sfx[slot];
+    x->nreads = 0;
+    x->rsp = rsp;
+    x->ip = ip;
+    x->rbp = m->f_rbp[d];
+    x->k = d;
+    x->rbp_used = m->use_at[m->f_gen[d]] >= (int)d;
+    x->nframes = n - d;
+    memcpy(m->sfx_rv + (size_t)slot * m->cap * 2, m->scratch + 2 * (size_t)m->f_log[d],
+           (size_t)(nlog - m->f_log[d]) * 16);
+    uintptr_t *xf = m->sfx_fr + (size_t)slot * m->fmax * 2;
+    memcpy(xf, ips + d, (size_t)x->nframes * sizeof(uintptr_t));
+    memcpy(xf + m->fmax, m->f_rsp + d, (size_t)x->nframes * sizeof(uintptr_t));
+    x->nreads = nlog - m->f_log[d];
 }
 
 /* ------------------------------------------------------------------------ *
@@ -718,12 +818,35 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
 #define READ(dst, a) do { (dst) = *(uintptr_t *)(a); LOG((a), (dst)); } while (0)
     /* the walk is about to depend on RBP's value */
 #define USE_RBP() do { if (rbp_src == RBP_PENDING) { LOG(pend_a, pend_v); rbp_src = RBP_LOGGED; } \
-        else if (rbp_src == RBP_START) rbp0_used = 1; } while (0)
+        else if (rbp_src == RBP_START) rbp0_used = 1; \
+        if (m) m->use_at[gen] = (int16_t)(n - 1); } while (0)
     /* RBP restored from stack word a: logged only if a later frame uses it */
-#define RESTORE_RBP(a) do { pend_a = (a); pend_v = rbp = *(uintptr_t *)(a); rbp_src = RBP_PENDING; } while (0)
+#define RESTORE_RBP(a) do { pend_a = (a); pend_v = rbp = *(uintptr_t *)(a); rbp_src = RBP_PENDING; \
+        gen++; if (m) m->use_at[gen] = -1; } while (0)
     vt_rule_ent tmp;
     int n = 0;
+    unsigned gen = 0;          /* RBP restores so far */
+    int spliced = 0;
+    if (m) m->use_at[0] = -1;
     for (;;) {
+        if (m) {
+            if (n >= 1 && log && sfx_splice(m, rsp, ip, rbp, (uint32_t)n)) {
+                const vt_sfx *x = &m->sfx[sfx_slot(rsp, ip)];
+                if (x->rbp_used) USE_RBP();
+                const uint64_t *xr = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
+                for (uint32_t i = 0; i < x->nreads; i++) LOG(xr[2 * i], xr[2 * i + 1]);
+                const uintptr_t *xf = m->sfx_fr + (size_t)(x - m->sfx) * m->fmax * 2;
+                memcpy(ips + n, xf, (size_t)x->nframes * sizeof(uintptr_t));
+                if (sps) memcpy(sps + n, xf + m->fmax, (size_t)x->nframes * sizeof(uintptr_t));
+                n += (int)x->nframes;
+                spliced = 1;
+                break;
+            }
+            m->f_rsp[n] = rsp;
+            m->f_rbp[n] = rbp;
+            m->f_log[n] = (uint16_t)nlog;
+            m->f_gen[n] = (uint16_t)gen;
+        }
         if (sps) sps[n] = rsp;
         ips[n++] = (void *)ip;
         if (n >= max) break;
@@ -774,6 +897,14 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
 #undef READ
 #undef LOG
 #undef STACK_WORD
-    if (m && log) { m->s_n = nlog; m->s_ok = 1; m->s_rbp0_used = rbp0_used; }
+    if (m && log) {
+        m->s_n = nlog;
+        m->s_ok = 1;
+        m->s_rbp0_used = rbp0_used;
+        if (!spliced) sfx_keep(m, ips, (uint32_t)n, nlog);
+        else if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SUFFIX, 1);
+        memcpy(m->prev, ips, (size_t)n * sizeof(uintptr_t));
+        m->prev_n = (uint32_t)n;
+    }
     return n;
 }

@@ -1,7 +1,7 @@
 /* bench_alloc.c - the cost of one alloc+free pair at a fixed call-stack depth, for
  * comparing the recorder (LD_PRELOAD libvramtrace.so) with heaptrack (bench_alloc.sh).
  *
- *   bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE]
+ *   bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE] [-p PATHS]
  *
  * Each thread recurses DEPTH frames through a noinline function, then times PAIRS
  * iterations of cuMemAlloc_v2 + cuMemFree_v2 (mode cuda, through whatever libcuda.so.1
@@ -10,7 +10,10 @@
  * one-time costs (the recorder opening its file, first-seen stack nodes) stay out.
  * Prints one key=value line: ns_per_pair is the mean over threads of each thread's
  * elapsed time divided by PAIRS; cpu_ns_per_pair the same with each thread's own CPU
- * time, which other processes on a busy machine disturb less. */
+ * time, which other processes on a busy machine disturb less. With -p PATHS (2..64,
+ * mode cuda), the pairs come in turn from PATHS different functions at the same depth,
+ * as the operators of a training step do: the case a recorder's per-call-path caches
+ * find hardest. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -25,6 +28,7 @@
 typedef struct {
     int cuda;
     int depth;
+    int paths;
     uint64_t pairs, warmup;
     size_t size;
     pthread_barrier_t *start;
@@ -58,6 +62,31 @@ static __attribute__((noinline)) int pairs_cuda(uint64_t n, size_t size)
     return 0;
 }
 
+/* PATHS distinct call sites of one alloc+free pair. */
+#define PAIR_FN(i) \
+    static __attribute__((noinline)) int pair_##i(size_t size) { \
+        CUdeviceptr p = 0; \
+        CUresult rc = cuMemAlloc_v2(&p, size + i); \
+        if (rc == CUDA_SUCCESS) rc = cuMemFree_v2(p); \
+        __asm__ volatile("" ::: "memory"); \
+        return (int)rc; }
+#define PAIR_FN8(a) PAIR_FN(a##0) PAIR_FN(a##1) PAIR_FN(a##2) PAIR_FN(a##3) PAIR_FN(a##4) PAIR_FN(a##5) PAIR_FN(a##6) PAIR_FN(a##7)
+PAIR_FN8(1) PAIR_FN8(2) PAIR_FN8(3) PAIR_FN8(4) PAIR_FN8(5) PAIR_FN8(6) PAIR_FN8(7) PAIR_FN8(8)
+#define PAIR_REF8(a) pair_##a##0, pair_##a##1, pair_##a##2, pair_##a##3, pair_##a##4, pair_##a##5, pair_##a##6, pair_##a##7
+static int (*const pair_fn[64])(size_t) = {
+    PAIR_REF8(1), PAIR_REF8(2), PAIR_REF8(3), PAIR_REF8(4), PAIR_REF8(5), PAIR_REF8(6), PAIR_REF8(7), PAIR_REF8(8),
+};
+static int g_paths = 1;   /* set once in main, before the threads start */
+
+static __attribute__((noinline)) int pairs_paths(uint64_t n, size_t size)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        int rc = pair_fn[i % (uint64_t)g_paths](size);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) int pairs_malloc(uint64_t n, size_t size)
 {
     for (uint64_t i = 0; i < n; i++) {
@@ -71,7 +100,7 @@ static __attribute__((noinline)) int pairs_malloc(uint64_t n, size_t size)
 
 static __attribute__((noinline)) void leaf(job *j)
 {
-    int (*loop)(uint64_t, size_t) = j->cuda ? pairs_cuda : pairs_malloc;
+    int (*loop)(uint64_t, size_t) = !j->cuda ? pairs_malloc : j->paths > 1 ? pairs_paths : pairs_cuda;
     int rc = loop(j->warmup, j->size);
     pthread_barrier_wait(j->start);
     double t0 = now_ns(), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -106,17 +135,17 @@ static void *thread_main(void *arg)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE]\n");
+    fprintf(stderr, "usage: bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE] [-p PATHS]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    int cuda = 1, depth = 32, threads = 1;
+    int cuda = 1, depth = 32, threads = 1, paths = 1;
     uint64_t pairs = 1000000, warmup = 10000;
     size_t size = 0;
     int c;
-    while ((c = getopt(argc, argv, "m:d:t:n:w:s:h")) != -1) {
+    while ((c = getopt(argc, argv, "m:d:t:n:w:s:p:h")) != -1) {
         switch (c) {
         case 'm':
             if (!strcmp(optarg, "cuda")) cuda = 1;
@@ -128,10 +157,12 @@ int main(int argc, char **argv)
         case 'n': pairs = strtoull(optarg, NULL, 0); break;
         case 'w': warmup = strtoull(optarg, NULL, 0); break;
         case 's': size = strtoull(optarg, NULL, 0); break;
+        case 'p': paths = atoi(optarg); break;
         default: usage();
         }
     }
-    if (depth < 1 || depth > 1000 || threads < 1 || threads > 64 || !pairs) usage();
+    if (depth < 1 || depth > 1000 || threads < 1 || threads > 64 || !pairs || paths < 1 || paths > 64) usage();
+    g_paths = paths;
     if (!size) size = cuda ? (1u << 20) : 64;
 
     CUcontext ctx = NULL;
@@ -151,7 +182,7 @@ int main(int argc, char **argv)
     if (!jobs || !tids) return 1;
     double w0 = now_ns();
     for (int i = 0; i < threads; i++) {
-        jobs[i] = (job){ .cuda = cuda, .depth = depth, .pairs = pairs, .warmup = warmup, .size = size, .start = &start, .ctx = ctx };
+        jobs[i] = (job){ .cuda = cuda, .depth = depth, .paths = paths, .pairs = pairs, .warmup = warmup, .size = size, .start = &start, .ctx = ctx };
         if (pthread_create(&tids[i], NULL, thread_main, &jobs[i]) != 0) { perror("pthread_create"); return 1; }
     }
     double sum = 0, cpu = 0;
@@ -164,8 +195,8 @@ int main(int argc, char **argv)
     }
     double wall = now_ns() - w0;
     if (err) { fprintf(stderr, "bench_alloc: %s failed: %d\n", cuda ? "cuMemAlloc/cuMemFree" : "malloc", err); return 1; }
-    printf("mode=%s depth=%d threads=%d pairs=%llu size=%zu ns_per_pair=%.1f cpu_ns_per_pair=%.1f wall_s=%.3f\n",
-           cuda ? "cuda" : "malloc", depth, threads, (unsigned long long)pairs, size,
+    printf("mode=%s depth=%d threads=%d paths=%d pairs=%llu size=%zu ns_per_pair=%.1f cpu_ns_per_pair=%.1f wall_s=%.3f\n",
+           cuda ? "cuda" : "malloc", depth, threads, paths, (unsigned long long)pairs, size,
            sum / threads / (double)pairs, cpu / threads / (double)pairs, wall * 1e-9);
     if (cuda && ctx) {
         CUdevice dev;
