@@ -187,6 +187,10 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
     }
     vt_progress_done(&prog);
     for (int i = 0; i < n; i++) vt_replay_finish(a->t[i].rp);
+    /* Lifetimes before the sites: what they read (live sets, category logs) is freed
+     * before the sites' memory is taken, so that the two never add up at the peak. */
+    if (vt_cat_lifetimes(a, o ? o->cat : NULL)) return 2;
+    for (int i = 0; i < n; i++) vt_replay_drop_live(a->t[i].rp);
 
     for (int i = 0; i < n; i++) {
         vt_trace *t = &a->t[i];
@@ -202,6 +206,10 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         if (vt_sites_assign(&a->sites, t->rp, t->sym) || vt_layers_intern(t->rp, &a->sites.names))
             fprintf(stderr, "vramtrace: out of memory while folding stacks\n");
         warn_trace(t);
+        /* Every stack is folded: the symbol tables' memory goes back before the rules
+         * run over the sites. */
+        if (t->sym) vt_sym_free(t->sym);
+        t->sym = NULL;
     }
     if (vt_cat_assign(a, o ? o->cat : NULL)) return 2;
     return 0;
@@ -268,11 +276,10 @@ static uint32_t row_key(const vt_analysis *a, vt_by by, const vt_group *g)
 static const vt_analysis *sort_a;
 static vt_by sort_by;
 
-static const char *sort_text(uint32_t key)
+static int key_cmp(uint32_t a, uint32_t b)
 {
-    if (sort_by == VT_BY_SITE)
-        return key < sort_a->sites.n ? sort_a->sites.sites[key].key : "";
-    return vt_row_name(sort_a, sort_by, key);
+    if (sort_by == VT_BY_SITE) return vt_sites_cmp(&sort_a->sites, a, b);
+    return strcmp(vt_row_name(sort_a, sort_by, a), vt_row_name(sort_a, sort_by, b));
 }
 
 static int row_cmp(const void *x, const void *y)
@@ -281,7 +288,7 @@ static int row_cmp(const void *x, const void *y)
     if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
     if (a->total_bytes != b->total_bytes) return a->total_bytes > b->total_bytes ? -1 : 1;
     if (a->key == b->key) return 0;
-    int c = strcmp(sort_text(a->key), sort_text(b->key));
+    int c = key_cmp(a->key, b->key);
     return c ? c : (a->key < b->key ? -1 : 1);
 }
 

@@ -102,6 +102,29 @@ static void debug_group(const vt_analysis *a, int ti, size_t gi, const vt_group 
     fprintf(stderr, "\n");
 }
 
+int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o)
+{
+    if (!vt_cat_wanted(o)) return 0;
+    const char *dbg = getenv("VRAMTRACE_CAT_DEBUG");
+    int debug = dbg && *dbg && strcmp(dbg, "0");
+    for (int ti = 0; ti < a->n; ti++) {
+        vt_trace *t = &a->t[ti];
+        t->cat = calloc(1, sizeof *t->cat);
+        if (!t->cat || vt_cat_infer(t->rp, t->cat)) {
+            fprintf(stderr, "vramtrace: out of memory while inferring categories\n");
+            return -1;
+        }
+        if (debug && t->cat->niters) {
+            for (size_t k = 0; k < t->cat->niters; k++)
+                fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",
+                        ti, k, (unsigned long long)t->cat->iters[k].fwd, (unsigned long long)t->cat->iters[k].peak,
+                        (unsigned long long)t->cat->iters[k].bwd_end,
+                        t->cat->iters[k].from_pattern ? " (pattern)" : "");
+        }
+    }
+    return 0;
+}
+
 int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
 {
     if (!vt_cat_wanted(o)) {
@@ -122,18 +145,7 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
     for (int ti = 0; ti < a->n; ti++) {
         vt_trace *t = &a->t[ti];
         vt_replay *rp = t->rp;
-        t->cat = calloc(1, sizeof *t->cat);
-        if (!t->cat || vt_cat_infer(rp, t->cat)) {
-            fprintf(stderr, "vramtrace: out of memory while inferring categories\n");
-            return -1;
-        }
-        if (debug && t->cat->niters) {
-            for (size_t k = 0; k < t->cat->niters; k++)
-                fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",
-                        ti, k, (unsigned long long)t->cat->iters[k].fwd, (unsigned long long)t->cat->iters[k].peak,
-                        (unsigned long long)t->cat->iters[k].bwd_end,
-                        t->cat->iters[k].from_pattern ? " (pattern)" : "");
-        }
+        if (!t->cat) return -1; /* vt_cat_lifetimes first */
         for (size_t gi = 0; gi < rp->ngroups; gi++) {
             vt_group *g = &rp->groups[gi];
             const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
@@ -171,6 +183,7 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
             if (debug) debug_group(a, ti, gi, g, &m, t->cat);
         }
     }
+    vt_rules_forget(a->rules);
     return 0;
 }
 

@@ -119,10 +119,16 @@ const char *vt_cat_how_text(const vt_cat_row *r);
  * ------------------------------------------------------------------------ */
 #include "vt_analyze.h"
 
-/* Decides the category of every group of every trace: rules (a->rules, read by
- * vt_analyze with vt_cat_rules_load), lifetimes where no rule decides, and host_pinned
- * for pinned host memory whatever the rules say. Returns 0, or -1 after printing a
- * message (out of memory). */
+/* Infers what every group's lifetimes say (vt_cat_infer) for every trace, into
+ * a->t[i].cat. Needs the replays' category logs and live sets, not the sites: vt_analyze
+ * calls it before folding stacks and frees those then. Returns 0, or -1 after printing
+ * a message (out of memory). */
+int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o);
+
+/* Decides the category of every group of every trace (after vt_cat_lifetimes and the
+ * sites): rules (a->rules, read by vt_analyze with vt_cat_rules_load), lifetimes where
+ * no rule decides, and host_pinned for pinned host memory whatever the rules say.
+ * Returns 0, or -1 after printing a message (out of memory). */
 int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o);
 void vt_cat_free(vt_analysis *a);
 

@@ -53,9 +53,28 @@ int vt_catlog_grow(vt_catlog *l, uint64_t t)
     return 0;
 }
 
+int64_t vt_catlog_big(vt_catlog *l, uint64_t size, uint64_t t)
+{
+    if (l->nbig == l->big_cap) {
+        size_t c = l->big_cap ? l->big_cap * 2 : 16;
+        uint64_t *b = c < VT_CATLOG_BIG ? realloc(l->big, c * sizeof *b) : NULL;
+        if (!b) {
+            l->full = 1;
+            l->nomem = 1;
+            l->full_time = t;
+            return -1;
+        }
+        l->big = b;
+        l->big_cap = c;
+    }
+    l->big[l->nbig] = size;
+    return (int64_t)l->nbig++;
+}
+
 void vt_catlog_free(vt_catlog *l)
 {
     free(l->e);
+    free(l->big);
     memset(l, 0, sizeof *l);
 }
 
@@ -212,11 +231,13 @@ static uint32_t bounds_of(const vt_catlog *l, vt_cat_iter *it, uint64_t lo, uint
         uint64_t prev = 0, maxgap = 0, end = 0;
         for (size_t i = start; i < l->n && l->e[i].time <= until; i++) {
             const vt_catlog_ent *e = &l->e[i];
-            if (e->op != VT_CATLOG_FREE || e->alloc_time <= lo || e->alloc_time > it->peak) continue;
+            if (e->op != VT_CATLOG_FREE) continue;
+            uint64_t at = vt_catlog_alloc_time(l, e);
+            if (at <= lo || at > it->peak) continue;
             if (only_stamp && (e->group >= only->n || only->mark[e->group] != only_stamp)) continue;
             if (pass == 0) {
                 if (seen_stamp && e->group < seen->n) seen->mark[e->group] = seen_stamp;
-                if (e->alloc_time < fwd) { fwd = e->alloc_time; first = e->group; }
+                if (at < fwd) { fwd = at; first = e->group; }
                 n++;
                 continue;
             }
@@ -247,15 +268,55 @@ static uint32_t bounds(const vt_catlog *l, vt_cat_iter *it, uint64_t lo, uint64_
     return bounds_of(l, it, lo, until, NULL, 0, NULL, 0);
 }
 
+/* Each group's allocations in the log, by index: where the next one of a group comes
+ * is then a binary search, not a scan of the log (a group that never allocates again
+ * would make every swing scan to the end: O(swings x log) per hysteresis tried). */
+typedef struct {
+    uint32_t *off;    /* group g's allocations are ix[off[g] .. off[g + 1]) */
+    uint32_t *ix;     /* log indexes, ascending within a group */
+    size_t ng;
+} gallocs;
+
+static int gallocs_init(gallocs *ga, const vt_catlog *l, size_t ng)
+{
+    ga->ng = ng;
+    ga->off = calloc(ng + 2, sizeof *ga->off);
+    size_t na = 0;
+    for (size_t i = 0; i < l->n; i++) na += l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng;
+    ga->ix = malloc((na ? na : 1) * sizeof *ga->ix);
+    if (!ga->off || !ga->ix) {
+        free(ga->off);
+        free(ga->ix);
+        return -1;
+    }
+    /* counting sort: off[g + 2] counts, then off[g + 1] becomes g's next free place */
+    for (size_t i = 0; i < l->n; i++)
+        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->off[l->e[i].group + 2]++;
+    for (size_t g = 2; g < ng + 2; g++) ga->off[g] += ga->off[g - 1];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->ix[ga->off[l->e[i].group + 1]++] = (uint32_t)i;
+    return 0;
+}
+
+static void gallocs_free(gallocs *ga)
+{
+    free(ga->off);
+    free(ga->ix);
+}
+
 /* When the next forward starts: just before the first allocation after `t` by the
  * group that opened this forward (UINT64_MAX - 1 when it does not come back). */
-static uint64_t next_forward(const vt_catlog *l, uint32_t group, uint64_t t)
+static uint64_t next_forward(const vt_catlog *l, const gallocs *ga, uint32_t group, uint64_t t)
 {
-    for (size_t i = after(l, t); group != UINT32_MAX && i < l->n; i++) {
-        const vt_catlog_ent *e = &l->e[i];
-        if (e->op == VT_CATLOG_ALLOC && e->group == group) return e->time - 1;
+    if (group == UINT32_MAX || group >= ga->ng) return UINT64_MAX - 1;
+    size_t from = after(l, t);
+    size_t lo = ga->off[group], hi = ga->off[group + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ga->ix[mid] < from) lo = mid + 1;
+        else hi = mid;
     }
-    return UINT64_MAX - 1;
+    return lo < ga->off[group + 1] ? l->e[ga->ix[lo]].time - 1 : UINT64_MAX - 1;
 }
 
 /* The iteration before it[0], when its forward shows only as a pattern: the groups
@@ -334,7 +395,8 @@ static unsigned jaccard(const vt_catlog *l, const vt_cat_iter *a, const vt_cat_i
  * backward makes after the gradients it adds have lifted the total off that lowest
  * point. The last one has no next forward: only the groups of the one before count
  * (what else is freed then is teardown). */
-static void swing_bounds(const vt_catlog *l, const swing *sw, size_t k, vt_cat_iter *it, gset *s)
+static void swing_bounds(const vt_catlog *l, const gallocs *ga, const swing *sw, size_t k, vt_cat_iter *it,
+                         gset *s)
 {
     uint64_t lo = 0;
     uint32_t prev = 0;
@@ -345,7 +407,7 @@ static void swing_bounds(const vt_catlog *l, const swing *sw, size_t k, vt_cat_i
         if (i + 1 < k) {
             uint64_t low = l->e[sw[i].imin].time;
             uint32_t g = bounds(l, &it[i], lo, low);
-            uint64_t nf = next_forward(l, g, low);
+            uint64_t nf = next_forward(l, ga, g, low);
             if (nf > l->e[sw[i + 1].imax].time) nf = l->e[sw[i + 1].imax].time;
             bounds_of(l, &it[i], lo, nf > low ? nf : low, NULL, 0, s, cur);
         } else {
@@ -359,8 +421,8 @@ static void swing_bounds(const vt_catlog *l, const swing *sw, size_t k, vt_cat_i
 /* Iterations at hysteresis h: the swings, less those whose forward looks like neither
  * neighbour's (an optimizer step's scratch can make a swing of its own), with their
  * forwards and backwards. */
-static vt_cat_iter *at_hysteresis(const vt_catlog *l, const int64_t *c, int64_t h, size_t k, gset *s,
-                                  size_t *out_n)
+static vt_cat_iter *at_hysteresis(const vt_catlog *l, const gallocs *ga, const int64_t *c, int64_t h, size_t k,
+                                  gset *s, size_t *out_n)
 {
     swing *sw = calloc(k, sizeof *sw);
     vt_cat_iter *it = calloc(k + 1, sizeof *it);   /* + 1: room for one found by pattern */
@@ -375,7 +437,7 @@ static vt_cat_iter *at_hysteresis(const vt_catlog *l, const int64_t *c, int64_t 
     /* A window cut short may cut the last iteration: leave it out. */
     if (l->full && k > 1) k--;
     for (int pass = 0; pass < 2 && k > 2; pass++) {
-        swing_bounds(l, sw, k, it, s);
+        swing_bounds(l, ga, sw, k, it, s);
         for (size_t i = 0; i + 1 < k; i++) sim[i] = jaccard(l, &it[i], &it[i + 1], s);
         size_t w = 0;
         for (size_t i = 0; i < k; i++) {
@@ -391,7 +453,7 @@ static vt_cat_iter *at_hysteresis(const vt_catlog *l, const int64_t *c, int64_t 
         }
         k = w;
     }
-    swing_bounds(l, sw, k, it, s);
+    swing_bounds(l, ga, sw, k, it, s);
     free(sw);
     free(sim);
     *out_n = k;
@@ -416,13 +478,20 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
     if (n < 4) return 0;
     int64_t *c = malloc(n * sizeof *c);
     gset s;
+    gallocs ga;
     if (!c || gset_init(&s, ngroups)) {
         free(c);
         return -1;
     }
+    if (gallocs_init(&ga, l, ngroups)) {
+        free(c);
+        free(s.mark);
+        return -1;
+    }
     int64_t v = 0, peak = 0;
     for (size_t i = 0; i < n; i++) {
-        v += l->e[i].op == VT_CATLOG_ALLOC ? (int64_t)l->e[i].size : -(int64_t)l->e[i].size;
+        int64_t sz = (int64_t)vt_catlog_size(l, &l->e[i]);
+        v += l->e[i].op == VT_CATLOG_ALLOC ? sz : -sz;
         c[i] = v;
         if (v > peak) peak = v;
     }
@@ -439,10 +508,11 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
         /* Past one swing per allocation there is no structure left to find. */
         if (k * 4 > n) break;
         size_t m;
-        vt_cat_iter *x = at_hysteresis(l, c, peak >> j, k, &s, &m);
+        vt_cat_iter *x = at_hysteresis(l, &ga, c, peak >> j, k, &s, &m);
         if (!x) {
             free(c);
             free(s.mark);
+            gallocs_free(&ga);
             return -1;
         }
         if (repeats(l, x, m, &s)) {
@@ -455,6 +525,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
     }
     free(c);
     free(s.mark);
+    gallocs_free(&ga);
     if (!it) return 0;
     /* An iteration before the first tooth, known by its pattern only. */
     vt_cat_iter early;
@@ -503,7 +574,8 @@ static void vote(const vt_replay *rp, vt_cat_trace *ct, uint64_t (*votes)[VT_CAT
     for (size_t i = 0; i < l->n; i++) {
         const vt_catlog_ent *e = &l->e[i];
         if (e->op != VT_CATLOG_FREE || e->group >= ng) continue;
-        votes[e->group][label(ct->iters, ct->niters, e->alloc_time, e->time)] += e->size ? e->size : 1;
+        uint64_t sz = vt_catlog_size(l, e);
+        votes[e->group][label(ct->iters, ct->niters, vt_catlog_alloc_time(l, e), e->time)] += sz ? sz : 1;
         ct->evidence[e->group] = 1;
     }
     for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
@@ -555,11 +627,12 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
             const vt_catlog_ent *e = &l->e[i];
             if (e->op != VT_CATLOG_FREE || e->group >= ng) continue;
             if (!is_top(votes[e->group], VT_CAT_ACTIVATIONS)) continue;
-            size_t k = iter_at(it, ni, e->alloc_time);
+            uint64_t at = vt_catlog_alloc_time(l, e);
+            size_t k = iter_at(it, ni, at);
             if (k == ni) continue;
             vt_cat_iter *x = &it[k];
-            if (e->alloc_time > x->peak || e->time <= x->peak || e->time > x->bwd_end) continue;
-            if (e->alloc_time > x->fwd_end) x->fwd_end = e->alloc_time;
+            if (at > x->peak || e->time <= x->peak || e->time > x->bwd_end) continue;
+            if (at > x->fwd_end) x->fwd_end = at;
         }
         /* The backward's end again, from the forward's end: what the backward made
          * before the peak (the first gradients, PyTorch's included) is no activation. */

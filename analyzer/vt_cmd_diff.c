@@ -27,10 +27,10 @@ typedef struct {
 static const vt_analysis *cmp_an;
 static vt_by cmp_by;
 
-static const char *drow_text(uint32_t key)
+static int drow_key_cmp(uint32_t a, uint32_t b)
 {
-    if (cmp_by == VT_BY_SITE) return key < cmp_an->sites.n ? cmp_an->sites.sites[key].key : "";
-    return vt_row_name(cmp_an, cmp_by, key);
+    if (cmp_by == VT_BY_SITE) return vt_sites_cmp(&cmp_an->sites, a, b);
+    return strcmp(vt_row_name(cmp_an, cmp_by, a), vt_row_name(cmp_an, cmp_by, b));
 }
 
 static int drow_cmp(const void *x, const void *y)
@@ -38,7 +38,7 @@ static int drow_cmp(const void *x, const void *y)
     const drow *a = x, *b = y;
     if (a->delta != b->delta) return a->delta > b->delta ? -1 : 1;
     if (a->new_ != b->new_) return a->new_ > b->new_ ? -1 : 1;
-    return strcmp(drow_text(a->key), drow_text(b->key));
+    return drow_key_cmp(a->key, b->key);
 }
 
 /* Joins the rows of the two runs by key. */

@@ -36,6 +36,15 @@ void vt_layers_free(vt_layers *ls)
     free(ls);
 }
 
+void vt_layers_done(vt_layers *ls)
+{
+    if (!ls) return;
+    free(ls->memo);
+    ls->memo = NULL;
+    ls->memo_cap = 0;
+    vt_idmap_free(&ls->py_model);
+}
+
 /* ------------------------------------------------------------------------ *
  *  Whose code a Python file is
  * ------------------------------------------------------------------------ */
@@ -83,13 +92,13 @@ int vt_layer_is_model_file(const char *path)
  * ------------------------------------------------------------------------ */
 static const char *rp_string(const vt_replay *rp, uint32_t id)
 {
-    const uint32_t *ix = vt_idmap_get(&rp->string_ix, id);
+    const uint32_t *ix = vt_idarr_get(&rp->string_ix, id);
     return ix ? rp->strings[*ix] : NULL;
 }
 
 static const vt_pyframe *rp_pyframe(const vt_replay *rp, uint32_t id)
 {
-    const uint32_t *ix = vt_idmap_get(&rp->pyframe_ix, id);
+    const uint32_t *ix = vt_idarr_get(&rp->pyframe_ix, id);
     return ix ? &rp->pyframes[*ix] : NULL;
 }
 
@@ -126,7 +135,7 @@ static node_memo layer_of_stack(vt_layers *ls, const vt_replay *rp, uint32_t id)
     size_t np = 0;
     node_memo base = none;
     while (id && np < MAXP) {
-        const uint32_t *ix = vt_idmap_get(&rp->node_ix, id);
+        const uint32_t *ix = vt_idarr_get(&rp->node_ix, id);
         if (!ix) break;
         if (ls->memo[*ix].done) { base = ls->memo[*ix]; break; }
         path[np++] = *ix;

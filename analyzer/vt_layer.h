@@ -49,6 +49,10 @@ static inline void vt_layer_sub(vt_layer_ctr *c, uint64_t size)
 
 void vt_layers_free(vt_layers *ls);
 
+/* The replay is over: frees what only finding new groups' counters needs (the memo
+ * per stack node), keeping the counters. */
+void vt_layers_done(vt_layers *ls);
+
 /* The layer name of a counter of rp. */
 const char *vt_layer_name(const vt_replay *rp, const vt_layer_ctr *c);
 

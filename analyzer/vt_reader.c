@@ -180,6 +180,7 @@ typedef struct reader_impl {
     int ninf;                  /* decompressors (threads when async) */
     int nslots;
     inflater inf[MAX_INFLATERS];
+    inflater self;             /* the caller's, for when it helps (fill_next) */
     chunk_buf slot[MAX_SLOTS];
     pthread_mutex_t mu;        /* guards the slot states, the file and the counters below */
     pthread_cond_t cv;
@@ -201,32 +202,37 @@ typedef struct reader_impl {
 
 static int chunk_decode(reader_impl *im, chunk_buf *b);
 
+/* Claims the next chunk in file order, when its slot is free, and fills it with
+ * inflater z. Called with im->mu held, which it drops while it decompresses. Returns 0
+ * when there was nothing to claim. */
+static int fill_next(reader_impl *im, inflater *z)
+{
+    chunk_buf *b = &im->slot[im->claimed % (uint64_t)im->nslots];
+    if (im->quit || im->done || b->state != SLOT_FREE) return 0;
+    im->claimed++;
+    b->state = SLOT_FILLING;
+    /* Read under the lock, so that chunks are claimed in file order; the read is
+     * a copy from the page cache, short next to the decompression. */
+    int st = chunk_read(im->fd, &im->off, z, b);
+    if (st == CHUNK_OK) {
+        pthread_mutex_unlock(&im->mu);
+        st = chunk_inflate(z, b);
+        if (st == CHUNK_OK && im->events_mode) st = chunk_decode(im, b);
+        pthread_mutex_lock(&im->mu);
+    }
+    if (st != CHUNK_OK) im->done = 1; /* nothing after this chunk is read */
+    b->state = SLOT_READY;
+    pthread_cond_broadcast(&im->cv);
+    return 1;
+}
+
 static void *worker(void *arg)
 {
     inflater *z = arg;
     reader_impl *im = z->im;
     pthread_mutex_lock(&im->mu);
-    for (;;) {
-        chunk_buf *b = &im->slot[im->claimed % (uint64_t)im->nslots];
-        while (!im->quit && !im->done && b->state != SLOT_FREE) {
-            pthread_cond_wait(&im->cv, &im->mu);
-            b = &im->slot[im->claimed % (uint64_t)im->nslots];
-        }
-        if (im->quit || im->done) break;
-        im->claimed++;
-        b->state = SLOT_FILLING;
-        /* Read under the lock, so that chunks are claimed in file order; the read is
-         * a copy from the page cache, short next to the decompression. */
-        int st = chunk_read(im->fd, &im->off, z, b);
-        if (st == CHUNK_OK) {
-            pthread_mutex_unlock(&im->mu);
-            st = chunk_inflate(z, b);
-            if (st == CHUNK_OK && im->events_mode) st = chunk_decode(im, b);
-            pthread_mutex_lock(&im->mu);
-        }
-        if (st != CHUNK_OK) im->done = 1; /* nothing after this chunk is read */
-        b->state = SLOT_READY;
-        pthread_cond_broadcast(&im->cv);
+    while (!im->quit && !im->done) {
+        if (!fill_next(im, z)) pthread_cond_wait(&im->cv, &im->mu);
     }
     pthread_mutex_unlock(&im->mu);
     return NULL;
@@ -245,10 +251,12 @@ static int inflaters_for_cpus(void)
         long k = sysconf(_SC_NPROCESSORS_ONLN);
         n = k > 0 ? (int)k : 1;
     }
-    /* Two cores: two decompressors and the caller share them (zstd alone would keep
-     * one core busy and leave the caller waiting). */
-    if (n <= 1) return 1;
-    if (n <= 3) return 2;
+    /* Two cores: one decompressor, the caller decompressing too whenever it would
+     * wait (next_chunk): two threads for two cores. Two decompressors made three
+     * threads share them, the replay's among them, and measured slower on the 2-core
+     * dev machine (docs/benchmarks.md, section 2). */
+    if (n <= 2) return 1;
+    if (n == 3) return 2;
     return MAX_INFLATERS;
 }
 
@@ -401,6 +409,8 @@ void vt_reader_start_async(vt_reader *r)
     }
     im->ninf = started; /* contexts past those are freed with the rest */
     im->async = 1;
+    im->self.dctx = ZSTD_createDCtx(); /* NULL: the caller only waits */
+    im->self.im = im;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -442,6 +452,9 @@ static void release_buffers(reader_impl *im)
         ZSTD_freeDCtx(im->inf[i].dctx);
         memset(&im->inf[i], 0, sizeof im->inf[i]);
     }
+    free(im->self.comp);
+    ZSTD_freeDCtx(im->self.dctx);
+    memset(&im->self, 0, sizeof im->self);
     im->cur = NULL;
     im->released = 1;
 }
@@ -457,7 +470,11 @@ static int next_chunk(vt_reader *r)
         if (im->cur) im->cur->state = SLOT_FREE;
         b = &im->slot[im->taken % (uint64_t)im->nslots];
         pthread_cond_broadcast(&im->cv);
-        while (b->state != SLOT_READY) pthread_cond_wait(&im->cv, &im->mu);
+        /* Rather than wait, fill a later chunk (or this one, when no worker has taken
+         * it yet): with one worker on two cores the replay and the decompression then
+         * share both cores without a third thread to share them with. */
+        while (b->state != SLOT_READY)
+            if (!im->self.dctx || !fill_next(im, &im->self)) pthread_cond_wait(&im->cv, &im->mu);
         im->taken++;
         pthread_mutex_unlock(&im->mu);
     } else {

@@ -32,10 +32,10 @@ void vt_replay_free(vt_replay *rp)
     free(rp->groups);
     vt_idmap_free(&rp->group_ix);
     free(rp->nodes);
-    vt_idmap_free(&rp->node_ix);
-    vt_idmap_free(&rp->string_ix);
+    vt_idarr_free(&rp->node_ix);
+    vt_idarr_free(&rp->string_ix);
     free(rp->strings);
-    vt_idmap_free(&rp->pyframe_ix);
+    vt_idarr_free(&rp->pyframe_ix);
     vt_layers_free(rp->layers);
     free(rp->pyframes);
     free(rp->modules);
@@ -72,6 +72,28 @@ static int reserve(void **p, size_t *cap, size_t n, size_t elem)
     *p = q;
     *cap = c;
     return 0;
+}
+
+/* Groups: like reserve, but 64-byte aligned (vt_group's hot fields fill two cache lines). */
+static int groups_resize(vt_replay *rp, size_t cap)
+{
+    vt_group *g = aligned_alloc(64, cap * sizeof *g);
+    if (!g) return -1;
+    if (rp->ngroups) memcpy(g, rp->groups, rp->ngroups * sizeof *g);
+    free(rp->groups);
+    rp->groups = g;
+    rp->groups_cap = cap;
+    return 0;
+}
+
+/* Gives back the unused end of an array (its elements never move: realloc may). */
+static void shrink(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (!*p || n == *cap) return;
+    void *q = realloc(*p, (n ? n : 1) * elem);
+    if (!q) return;
+    *p = q;
+    *cap = n ? n : 1;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -278,7 +300,7 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
         rp->gcache_key[ci] = key + 1;
         return rp->gcache_val[ci] = *ix;
     }
-    if (reserve((void **)&rp->groups, &rp->groups_cap, rp->ngroups, sizeof *rp->groups))
+    if (rp->ngroups == rp->groups_cap && groups_resize(rp, rp->groups_cap ? rp->groups_cap * 2 : 64))
         return UINT32_MAX;
     vt_device *d = device_get(rp, device);
     if (!d) return UINT32_MAX;
@@ -376,7 +398,7 @@ static void release(vt_replay *rp, vt_live *e)
         group_sub(g, e->size);
         vt_life_free(&g->life, e->aux, rp->now);
         if (rp->catlog && g->cls == VT_CLASS_DEVICE)
-            vt_catlog_push(rp->catlog, e->group, VT_CATLOG_FREE, rp->now, e->size, e->aux);
+            vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
     }
     live_delete(rp, e);
 }
@@ -402,13 +424,13 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
             group_sub(og, e->size);
             vt_life_free(&og->life, e->aux, r->time_ns);
             if (rp->catlog && og->cls == VT_CLASS_DEVICE)
-                vt_catlog_push(rp->catlog, e->group, VT_CATLOG_FREE, r->time_ns, e->size, e->aux);
+                vt_catlog_push_free(rp->catlog, e->group, r->time_ns, e->logix);
         }
     }
     e->size = r->size;
     e->aux = r->time_ns;
     e->group = gi;
-    e->kind = r->kind;
+    e->logix = VT_CATLOG_NONE;
     if (space == VT_SPACE_VMM_HANDLE) {
         uint32_t *c = vmm_counts(rp, r->addr, 1);
         if (c) {
@@ -422,7 +444,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     group_add(rp, g, r->size);
     vt_life_alloc(&g->life, g->nallocs, r->time_ns);
     if (rp->catlog && g->cls == VT_CLASS_DEVICE)
-        vt_catlog_push(rp->catlog, gi, VT_CATLOG_ALLOC, r->time_ns, r->size, 0);
+        e->logix = vt_catlog_push_alloc(rp->catlog, gi, r->time_ns, r->size);
 }
 
 static void on_free(vt_replay *rp, const vt_ev *r)
@@ -589,14 +611,14 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
 {
     switch (r->type) {
     case VT_REC_STACK: {
-        uint32_t *ix = vt_idmap_get(&rp->node_ix, r->id);
+        uint32_t *ix = vt_idarr_get(&rp->node_ix, r->id);
         if (!ix) {
             if (reserve((void **)&rp->nodes, &rp->nodes_cap, rp->nnodes, sizeof *rp->nodes) ||
-                vt_idmap_put(&rp->node_ix, r->id, (uint32_t)rp->nnodes)) {
+                vt_idarr_put(&rp->node_ix, r->id, (uint32_t)rp->nnodes)) {
                 rp->nomem = 1;
                 return;
             }
-            ix = vt_idmap_get(&rp->node_ix, r->id);
+            ix = vt_idarr_get(&rp->node_ix, r->id);
             rp->nnodes++;
         }
         vt_stack_node *s = &rp->nodes[*ix];
@@ -645,10 +667,10 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
     case VT_REC_STRING: {
         char *s = keep(rp, r->str, r->str_len);
         if (!s) return;
-        uint32_t *ix = vt_idmap_get(&rp->string_ix, r->id);
+        uint32_t *ix = vt_idarr_get(&rp->string_ix, r->id);
         if (ix) { rp->strings[*ix] = s; return; }
         if (reserve((void **)&rp->strings, &rp->strings_cap, rp->nstrings, sizeof *rp->strings) ||
-            vt_idmap_put(&rp->string_ix, r->id, (uint32_t)rp->nstrings)) {
+            vt_idarr_put(&rp->string_ix, r->id, (uint32_t)rp->nstrings)) {
             rp->nomem = 1;
             return;
         }
@@ -657,10 +679,10 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
     }
     case VT_REC_PYFRAME: {
         vt_pyframe pf = { (uint32_t)r->aux0, (uint32_t)r->aux1, r->line };
-        uint32_t *ix = vt_idmap_get(&rp->pyframe_ix, r->id);
+        uint32_t *ix = vt_idarr_get(&rp->pyframe_ix, r->id);
         if (ix) { rp->pyframes[*ix] = pf; return; }
         if (reserve((void **)&rp->pyframes, &rp->pyframes_cap, rp->npyframes, sizeof *rp->pyframes) ||
-            vt_idmap_put(&rp->pyframe_ix, r->id, (uint32_t)rp->npyframes)) {
+            vt_idarr_put(&rp->pyframe_ix, r->id, (uint32_t)rp->npyframes)) {
             rp->nomem = 1;
             return;
         }
@@ -755,6 +777,26 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
     else on_free(rp, e);
 }
 
+/* Then, GROUP_AHEAD events on, with the live slot or stack_group entry most likely in
+ * cache by now, the group the event will touch: read from that guess, never trusted. */
+#define GROUP_AHEAD 8
+
+static inline __attribute__((always_inline)) void group_prefetch(const vt_replay *rp, const vt_ev *e)
+{
+    uint32_t gi = UINT32_MAX;
+    if (e->type == VT_REC_ALLOC) {
+        if (e->stack_id < rp->nstack_group) gi = rp->stack_group[2 * (size_t)e->stack_id] - 1;
+    } else {
+        const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
+        if (l->addr == e->addr) gi = l->group;
+    }
+    if (gi >= rp->ngroups) return;
+    /* the fields an event touches: up to `site` (vt_replay.h) */
+    const char *g = (const char *)&rp->groups[gi];
+    __builtin_prefetch(g);
+    __builtin_prefetch(g + 64);
+}
+
 void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
 {
     size_t i = 0, nalloc = 0;
@@ -765,10 +807,12 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
         replay_ev(rp, &ev[i]);
     }
     for (size_t k = i; k < n && k < i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k]);
+    for (size_t k = i; k < n && k < i + GROUP_AHEAD; k++) group_prefetch(rp, &ev[k]);
     for (; i < n; i++) {
         /* the events themselves were decoded on another core: fetch them early too */
         if (i + 4 * PREFETCH_AHEAD < n) __builtin_prefetch(&ev[i + 4 * PREFETCH_AHEAD]);
         if (i + PREFETCH_AHEAD < n) ev_prefetch(rp, &ev[i + PREFETCH_AHEAD]);
+        if (i + GROUP_AHEAD < n) group_prefetch(rp, &ev[i + GROUP_AHEAD]);
         nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
@@ -797,9 +841,26 @@ void vt_replay_read(vt_replay *rp, vt_reader *rd)
 void vt_replay_finish(vt_replay *rp)
 {
     for (size_t i = 0; i < rp->ngroups; i++) group_touch(&rp->groups[i]);
-    /* A lookup for the replay only: its memory goes back before the sites are made,
+    /* Lookups for the replay only: their memory goes back before the sites are made,
      * where the peak is. */
     free(rp->stack_group);
     rp->stack_group = NULL;
     rp->nstack_group = 0;
+    vt_layers_done(rp->layers);
+    /* Arrays grown by doubling: up to half of them is slack from here on. */
+    if (rp->ngroups && rp->ngroups < rp->groups_cap) groups_resize(rp, rp->ngroups);
+    shrink((void **)&rp->nodes, &rp->nodes_cap, rp->nnodes, sizeof *rp->nodes);
+}
+
+void vt_replay_drop_live(vt_replay *rp)
+{
+    free(rp->live);
+    rp->live = NULL;
+    rp->live_mask = rp->live_n = rp->mappings = 0;
+    rp->live_shift = 0;
+    vt_idmap_free(&rp->vmm_ix);
+    free(rp->vmm_counts);
+    rp->vmm_counts = NULL;
+    rp->nvmm = rp->vmm_cap = 0;
+    if (rp->catlog) vt_catlog_free(rp->catlog);
 }

@@ -59,26 +59,32 @@ typedef struct {
     int      trace;         /* index of the trace that set the peak */
 } vt_tracker;
 
-/* Allocations that share a stack, a kind and a device. */
+/* Allocations that share a stack, a kind and a device. The fields every event touches
+ * come first (up to `site`: two cache lines, the array being 64-byte aligned and a
+ * group 192 bytes), so that the replay can prefetch them: with thousands of call sites
+ * the groups outgrow the cache, and a group is hit at random. */
 typedef struct {
     uint32_t stack_id;
     uint8_t  kind;
     int8_t   device;
     uint8_t  cls;           /* vt_class */
     uint8_t  ntk;           /* trackers fed */
-    uint32_t site;          /* vt_sites index, set after the replay */
     uint64_t live, live_count;
     uint64_t nallocs, total_bytes;
     vt_tracker *tk[VT_MAX_TRACK];
+    uint64_t stamp[VT_MAX_TRACK];
+    vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
+    vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h) */
+    /* not touched by the replay's events */
+    uint32_t site;          /* vt_sites index, set after the replay */
+    uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
+    uint8_t  cat, cat_how;  /* vt_cat, vt_cat_how: set after the replay (vt_cat.h) */
     uint64_t at_peak[VT_MAX_TRACK];
     uint64_t at_peak_count[VT_MAX_TRACK];
-    uint64_t stamp[VT_MAX_TRACK];
-    vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h) */
-    uint8_t  cat, cat_how;  /* vt_cat, vt_cat_how: set after the replay (vt_cat.h) */
     uint8_t  cat_flags;     /* VT_CATF_* */
-    uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
-    vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
+    uint8_t  spare[15];     /* to 192 bytes: 3 cache lines */
 } vt_group;
+_Static_assert(sizeof(vt_group) % 64 == 0, "vt_group: a whole number of cache lines");
 
 /* What a device is, from DEVICE records, and its trackers. */
 typedef struct {
@@ -155,9 +161,8 @@ typedef struct {
     uint64_t size;
     uint64_t aux;           /* allocation: time; mapping: handle */
     uint32_t group;         /* UINT32_MAX: a mapping */
-    uint8_t  space;         /* vt_space, or VT_SPACE_MAPPING; 0 = empty slot */
-    uint8_t  kind;
-    uint16_t pad;
+    uint32_t space : 8;     /* vt_space, or VT_SPACE_MAPPING; 0 = empty slot */
+    uint32_t logix : 24;    /* its vt_catlog entry, VT_CATLOG_NONE: not logged */
 } vt_live;
 
 #define VT_SPACE_MAPPING 7
@@ -214,12 +219,12 @@ struct vt_replay {
 
     vt_stack_node *nodes;
     size_t nnodes, nodes_cap;
-    vt_idmap node_ix;           /* stack node id -> nodes[] */
+    vt_idarr node_ix;           /* stack node id -> nodes[] */
 
-    vt_idmap string_ix;         /* STRING id -> strings[] */
+    vt_idarr string_ix;         /* STRING id -> strings[] */
     const char **strings;
     size_t nstrings, strings_cap;
-    vt_idmap pyframe_ix;
+    vt_idarr pyframe_ix;
     vt_pyframe *pyframes;
     size_t npyframes, pyframes_cap;
     vt_layers *layers;          /* made at the first group with a layer (vt_layer.c) */
@@ -259,8 +264,14 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n);
 void vt_replay_read(vt_replay *rp, vt_reader *rd);
 
 /* Settles the lazily kept peak values (call once, after the last record). Trackers
- * shared between replays (global, merged) must be final, i.e. all replays done. */
+ * shared between replays (global, merged) must be final, i.e. all replays done. Frees
+ * the lookups only the replay uses and trims the node and group arrays to size. */
 void vt_replay_finish(vt_replay *rp);
+
+/* Frees the live set, the VMM counts and the category log, which nothing needs once
+ * categories are inferred (vt_cat_infer reads them): the memory goes back before the
+ * stacks are folded into sites, so that the two never add up. */
+void vt_replay_drop_live(vt_replay *rp);
 
 static inline vt_device *vt_replay_device(const vt_replay *rp, int device)
 {

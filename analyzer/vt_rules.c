@@ -22,6 +22,7 @@ typedef struct {
     uint8_t bare;           /* function glob without '(': matched against the bare name */
     uint8_t base;           /* file glob without '/': matched against the base name */
     uint8_t frame_kind;     /* K_FRAME: vt_frame_kind */
+    uint16_t pre_len;       /* regex: text must start with pat[1 .. 1 + pre_len) (re_prefix) */
     char *pat;
     regex_t re;
 } cond;
@@ -39,12 +40,14 @@ typedef struct {
 
 /* Memo: (frame strings, frame kind, call kind) -> first matching category rule and
  * first matching cache rule. Frame strings are interned by vt_sites, so pointers
- * compare as strings. */
+ * compare as strings. 32 bytes, up to 3/4 full: one per distinct frame of a trace's
+ * stacks, and it is held while the sites are, at the analysis' peak. */
 typedef struct {
-    const char *function, *file, *module;
-    uint8_t fkind, call, used;
-    int cat_rule, cache_rule;
+    const char *function, *file, *module;   /* function NULL: an empty slot */
+    int16_t cat_rule, cache_rule;
+    uint8_t fkind, call;
 } memo_ent;
+#define MEMO_MAX_RULES INT16_MAX            /* rule indexes a memo_ent can hold */
 
 struct vt_rules {
     char *origin;
@@ -212,6 +215,53 @@ static int parse_cats(rule *ru, const char *tok)
     return ru->ncats ? 0 : -1;
 }
 
+/* The literal text an anchored extended regex needs at the start of what it matches
+ * ("^torch::optim::" -> "torch::optim::"): a cheap test that rules most text out before
+ * regexec runs. 0 when there is none or an alternation at the top level could match
+ * without it. */
+static uint16_t re_prefix(const char *re)
+{
+    if (re[0] != '^') return 0;
+    int depth = 0;
+    for (const char *p = re; *p; p++) {       /* any top-level '|': no prefix */
+        if (*p == '\\' && p[1]) { p++; continue; }
+        if (*p == '[') {                       /* a bracket expression: all literal */
+            p++;
+            if (*p == '^') p++;
+            if (*p == ']') p++;
+            while (*p && *p != ']') p++;
+            if (!*p) return 0;
+            continue;
+        }
+        if (*p == '(') depth++;
+        else if (*p == ')') depth--;
+        else if (*p == '|' && depth <= 0) return 0;
+    }
+    size_t n = strcspn(re + 1, ".[]()*+?{}|\\^$");
+    /* a quantifier that allows none of the last character makes it optional */
+    if (n && (re[1 + n] == '*' || re[1 + n] == '?' || re[1 + n] == '{')) n--;
+    return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* A rule's conditions must all hold, in any order: the cheap tests go first, so that a
+ * frame that fits no rule (most frames) fails before a regular expression runs. */
+static int cond_cost(const cond *c)
+{
+    if (c->key == K_FRAME) return 0;
+    if (c->is_re) return 3;
+    return c->key == K_FUNCTION ? 2 : 1;
+}
+
+static void sort_conds(cond *c, int n)
+{
+    for (int i = 1; i < n; i++) {
+        cond x = c[i];
+        int j = i;
+        for (; j > 0 && cond_cost(&c[j - 1]) > cond_cost(&x); j--) c[j] = c[j - 1];
+        c[j] = x;
+    }
+}
+
 static int parse_cond(cond *c, const char *tok, char *msg, size_t msgn)
 {
     static const char *const keys[] = { "function", "file", "module", "frame", "call" };
@@ -258,6 +308,7 @@ static int parse_cond(cond *c, const char *tok, char *msg, size_t msgn)
             c->is_re = 0;
             return -1;
         }
+        c->pre_len = re_prefix(val);
     } else {
         c->bare = key == K_FUNCTION && !strchr(val, '(');
         c->base = key == K_FILE && !strchr(val, '/');
@@ -323,6 +374,7 @@ vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char 
             ru->nconds++;
         }
         if (!ru->nconds) { snprintf(msg, sizeof msg, "a rule needs at least one condition"); goto bad; }
+        sort_conds(ru->conds, ru->nconds);
     next_line:
         if (!eol) break;
         line = eol + 1;
@@ -385,7 +437,10 @@ vt_rules *vt_rules_default(char *err, size_t errn)
 static int cond_text(const cond *c, const char *text)
 {
     if (!text) return 0;
-    if (c->is_re) return regexec(&c->re, text, 0, NULL, 0) == 0;
+    if (c->is_re) {
+        if (c->pre_len && strncmp(text, c->pat + 1, c->pre_len) != 0) return 0;
+        return regexec(&c->re, text, 0, NULL, 0) == 0;
+    }
     return fnmatch(c->pat, text, 0) == 0;
 }
 
@@ -442,14 +497,14 @@ static int memo_grow(vt_rules *r)
     if (!m) return -1;
     for (size_t i = 0; r->memo && i <= r->memo_mask; i++) {
         memo_ent *e = &r->memo[i];
-        if (!e->used) continue;
+        if (!e->function) continue;
         vt_site_frame f = { 0 };
         f.function = e->function;
         f.file = e->file;
         f.module = e->module;
         f.kind = e->fkind;
         size_t j = memo_hash(&f, e->call) & (cap - 1);
-        while (m[j].used) j = (j + 1) & (cap - 1);
+        while (m[j].function) j = (j + 1) & (cap - 1);
         m[j] = *e;
     }
     free(r->memo);
@@ -461,13 +516,14 @@ static int memo_grow(vt_rules *r)
 /* First category rule and first cache rule of set r matching frame f (-1: none). */
 static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int *cat_rule, int *cache_rule)
 {
-    if ((r->memo_n + 1) * 2 > (r->memo ? r->memo_mask + 1 : 0)) memo_grow(r);
+    int memo = r->n <= MEMO_MAX_RULES && f->function;
+    if (memo && (r->memo_n + 1) * 4 > (r->memo ? r->memo_mask + 1 : 0) * 3) memo_grow(r);
     size_t i = 0;
-    if (r->memo) {
+    if (memo && r->memo) {
         i = memo_hash(f, kind) & r->memo_mask;
         for (;;) {
             memo_ent *e = &r->memo[i];
-            if (!e->used) break;
+            if (!e->function) break;
             if (e->function == f->function && e->file == f->file && e->module == f->module &&
                 e->fkind == f->kind && e->call == kind) {
                 *cat_rule = e->cat_rule;
@@ -487,17 +543,26 @@ static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int 
             else *cat_rule = (int)k;
         }
     }
-    if (r->memo) { /* when the memo could not grow, the answer is simply not kept */
+    /* when the memo could not grow, the answer is simply not kept */
+    if (memo && r->memo && (r->memo_n + 1) * 4 <= (r->memo_mask + 1) * 3) {
         memo_ent *e = &r->memo[i];
-        e->used = 1;
         e->function = f->function;
         e->file = f->file;
         e->module = f->module;
         e->fkind = f->kind;
         e->call = (uint8_t)kind;
-        e->cat_rule = *cat_rule;
-        e->cache_rule = *cache_rule;
+        e->cat_rule = (int16_t)*cat_rule;
+        e->cache_rule = (int16_t)*cache_rule;
         r->memo_n++;
+    }
+}
+
+void vt_rules_forget(vt_rules *r)
+{
+    for (; r; r = r->next) {
+        free(r->memo);
+        r->memo = NULL;
+        r->memo_mask = r->memo_n = 0;
     }
 }
 

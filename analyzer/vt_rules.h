@@ -50,6 +50,10 @@ void vt_rules_free(vt_rules *r);
  * a later set is tried only when no rule of the earlier ones matched. */
 void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_match *m);
 
+/* Frees the match memo of every set of the chain (matching still works, and memoizes
+ * afresh): after the last group is matched, its memory is better given back. */
+void vt_rules_forget(vt_rules *r);
+
 /* Section names: "[name]" headers in the text, qualified by origin for user files
  * ("rules.txt:pytorch"); id 0 is "". Ids are unique over a chain. */
 const char *vt_rules_section(const vt_rules *r, uint16_t id);

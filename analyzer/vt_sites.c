@@ -50,7 +50,7 @@ static const char *name(vt_sites *ss, const char *s)
 
 static const char *rp_string(const vt_replay *rp, uint32_t id)
 {
-    const uint32_t *ix = vt_idmap_get(&rp->string_ix, id);
+    const uint32_t *ix = vt_idarr_get(&rp->string_ix, id);
     return ix ? rp->strings[*ix] : NULL;
 }
 
@@ -61,7 +61,7 @@ static void frame_of(vt_sites *ss, const vt_replay *rp, const vt_stack_node *n,
     memset(f, 0, sizeof *f);
     f->kind = n->kind;
     if (n->kind == VT_FRAME_PYTHON) {
-        const uint32_t *ix = vt_idmap_get(&rp->pyframe_ix, (uint32_t)n->value);
+        const uint32_t *ix = vt_idarr_get(&rp->pyframe_ix, (uint32_t)n->value);
         const vt_pyframe *pf = ix ? &rp->pyframes[*ix] : NULL;
         const char *fn = pf ? rp_string(rp, pf->function) : NULL;
         if (!fn) {
@@ -124,22 +124,108 @@ static size_t native_frames(vt_sites *ss, vt_sym *sym, uint64_t ip, vt_site_fram
     return (size_t)k;
 }
 
-static int append(char **buf, size_t *len, size_t *cap, const char *s)
+/* ------------------------------------------------------------------------ *
+ *  Site keys
+ * ------------------------------------------------------------------------ */
+/* A site is keyed by its folded frames' (function, file base name, line, module).
+ * Frame strings are interned in ss->names, so equal strings are equal pointers and the
+ * key needs no text: a hash of the pointers finds candidates, pointers compare them.
+ * NULL and "" are the same key text. */
+static inline const char *key_str(const char *p)
 {
-    size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t c = *cap ? *cap * 2 : 512;
-        while (c < *len + n + 1) c *= 2;
-        char *p = realloc(*buf, c);
-        if (!p) return -1;
-        *buf = p;
-        *cap = c;
+    return p && *p ? p : NULL;
+}
+
+static uint64_t key_hash(const vt_site_frame *f, size_t n)
+{
+    uint64_t h = n;
+    for (size_t i = 0; i < n; i++) {
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(f[i].function));
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(f[i].file_base));
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(f[i].module) ^ (uint64_t)f[i].line << 32);
     }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
+    return h;
+}
+
+static int key_equal(const vt_site *s, const vt_site_frame *f, size_t n)
+{
+    if (s->nframes != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const vt_site_frame *a = &s->frames[i], *b = &f[i];
+        if (a->line != b->line || key_str(a->function) != key_str(b->function) ||
+            key_str(a->file_base) != key_str(b->file_base) || key_str(a->module) != key_str(b->module))
+            return 0;
+    }
+    return 1;
+}
+
+static int slots_grow(vt_sites *ss)
+{
+    size_t cap = ss->mask ? (ss->mask + 1) * 2 : 1024;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t k = 0; k < ss->n; k++) {
+        size_t j = (size_t)ss->sites[k].hash & (cap - 1);
+        while (slots[j]) j = (j + 1) & (cap - 1);
+        slots[j] = (uint32_t)k + 1;
+    }
+    free(ss->slots);
+    ss->slots = slots;
+    ss->mask = cap - 1;
     return 0;
 }
 
+/* The key's text, a byte at a time, for vt_sites_cmp: no copy of it is kept. */
+typedef struct {
+    const vt_site *s;     /* NULL: the empty key */
+    uint32_t frame;
+    int field;            /* 0 function, 2 file base, 4 line, 6 module; odd: a separator */
+    const char *p;        /* in the current string field, or NULL before it */
+    char num[12];
+} key_cursor;
+
+static int key_next(key_cursor *c)
+{
+    for (;;) {
+        if (!c->s || c->frame >= c->s->nframes) return -1;
+        const vt_site_frame *f = &c->s->frames[c->frame];
+        if (c->field & 1) {
+            int sep = c->field == 7 ? 0x1e : 0x1f;
+            if (++c->field == 8) {
+                c->field = 0;
+                c->frame++;
+            }
+            return sep;
+        }
+        if (!c->p) {
+            if (c->field == 4) {
+                snprintf(c->num, sizeof c->num, "%u", f->line);
+                c->p = c->num;
+            } else {
+                const char *t = c->field == 0 ? f->function : c->field == 2 ? f->file_base : f->module;
+                c->p = t ? t : "";
+            }
+        }
+        if (*c->p) return (unsigned char)*c->p++;
+        c->p = NULL;
+        c->field++;
+    }
+}
+
+int vt_sites_cmp(const vt_sites *ss, uint32_t a, uint32_t b)
+{
+    key_cursor x = { .s = a < ss->n ? &ss->sites[a] : NULL };
+    key_cursor y = { .s = b < ss->n ? &ss->sites[b] : NULL };
+    for (;;) {
+        int u = key_next(&x), v = key_next(&y);
+        if (u != v) return u < v ? -1 : 1;
+        if (u < 0) return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Folding
+ * ------------------------------------------------------------------------ */
 uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t stack_id)
 {
     vt_site_frame fr[VT_SITE_MAX_FRAMES];
@@ -147,7 +233,7 @@ uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t 
     uint32_t id = stack_id;
     /* A corrupt trace may hold a cycle; the depth limit ends the walk. */
     while (id && n < VT_SITE_MAX_FRAMES) {
-        const uint32_t *ix = vt_idmap_get(&rp->node_ix, id);
+        const uint32_t *ix = vt_idarr_get(&rp->node_ix, id);
         if (!ix) break;
         const vt_stack_node *node = &rp->nodes[*ix];
         if (node->kind == VT_FRAME_NATIVE)
@@ -162,28 +248,17 @@ uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t 
     while (skip < n && is_plumbing_frame(&fr[skip])) skip++;
     if (skip == n && n) skip = n - 1;
 
-    char *key = NULL;
-    size_t klen = 0, kcap = 0;
-    if (append(&key, &klen, &kcap, "")) return UINT32_MAX;
-    for (size_t i = skip; i < n; i++) {
-        char line[16];
-        snprintf(line, sizeof line, "%u", fr[i].line);
-        if (append(&key, &klen, &kcap, fr[i].function) || append(&key, &klen, &kcap, "\x1f") ||
-            append(&key, &klen, &kcap, fr[i].file_base ? fr[i].file_base : "") ||
-            append(&key, &klen, &kcap, "\x1f") || append(&key, &klen, &kcap, line) ||
-            append(&key, &klen, &kcap, "\x1f") ||
-            append(&key, &klen, &kcap, fr[i].module ? fr[i].module : "") ||
-            append(&key, &klen, &kcap, "\x1e")) {
-            free(key);
-            return UINT32_MAX;
+    const vt_site_frame *f = fr + skip;
+    size_t nf = n - skip;
+    uint64_t h = key_hash(f, nf);
+    if (ss->mask) {
+        for (size_t i = (size_t)h & ss->mask; ss->slots[i]; i = (i + 1) & ss->mask) {
+            uint32_t k = ss->slots[i] - 1;
+            if (ss->sites[k].hash == h && key_equal(&ss->sites[k], f, nf)) return k; /* seen already */
         }
     }
-    size_t before = ss->keys.n;
-    uint32_t site = vt_strtab_intern(&ss->keys, key, klen);
-    free(key);
-    if (site == UINT32_MAX) return UINT32_MAX;
-    if (ss->keys.n == before) return site; /* seen already */
-
+    if (ss->n >= UINT32_MAX - 1) return UINT32_MAX;
+    if ((ss->n + 1) * 2 > (ss->mask ? ss->mask + 1 : 0) && slots_grow(ss)) return UINT32_MAX;
     if (ss->n == ss->cap) {
         size_t c = ss->cap ? ss->cap * 2 : 256;
         vt_site *p = realloc(ss->sites, c * sizeof *p);
@@ -191,17 +266,22 @@ uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t 
         ss->sites = p;
         ss->cap = c;
     }
-    vt_site *s = &ss->sites[ss->n++];
+    uint32_t site = (uint32_t)ss->n;
+    vt_site *s = &ss->sites[site];
     memset(s, 0, sizeof *s);
-    s->key = vt_strtab_get(&ss->keys, site);
-    s->nframes = (uint32_t)(n - skip);
-    s->frames = vt_arena_alloc(&ss->arena, (s->nframes ? s->nframes : 1) * sizeof *s->frames);
+    s->hash = h;
+    s->nframes = (uint32_t)nf;
+    s->frames = vt_arena_alloc(&ss->arena, (nf ? nf : 1) * sizeof *s->frames);
     if (!s->frames) return UINT32_MAX;
-    if (s->nframes) memcpy(s->frames, fr + skip, s->nframes * sizeof *s->frames);
-    const char *fn = s->nframes ? s->frames[0].function : "[no stack]";
-    const char *mod = s->nframes && s->frames[0].module ? s->frames[0].module : "[none]";
+    if (nf) memcpy(s->frames, f, nf * sizeof *s->frames);
+    const char *fn = nf ? s->frames[0].function : "[no stack]";
+    const char *mod = nf && s->frames[0].module ? s->frames[0].module : "[none]";
     s->function_id = vt_strtab_intern(&ss->names, fn, strlen(fn));
     s->module_id = vt_strtab_intern(&ss->names, mod, strlen(mod));
+    ss->n++;
+    size_t i = (size_t)h & ss->mask;
+    while (ss->slots[i]) i = (i + 1) & ss->mask;
+    ss->slots[i] = site + 1;
     return site;
 }
 
@@ -228,7 +308,7 @@ int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym)
 
 void vt_sites_free(vt_sites *ss)
 {
-    vt_strtab_free(&ss->keys);
+    free(ss->slots);
     vt_strtab_free(&ss->names);
     vt_arena_free(&ss->arena);
     free(ss->sites);

@@ -14,13 +14,14 @@
 #include "vt_sym.h"
 #include "vt_table.h"
 
+/* 48 bytes (no padding holes): the sites keep one per frame of every distinct stack. */
 typedef struct {
     const char *function;   /* never NULL: "module+0xoffset" when no symbol covers it */
     const char *file;       /* as in the debug info; NULL when unknown */
     const char *file_base;  /* its last component */
-    unsigned    line;
     const char *module;     /* base name; "python" for Python frames, NULL for scopes */
     uint64_t    offset;     /* native frames: address minus the module's load bias */
+    unsigned    line;
     uint8_t     kind;       /* vt_frame_kind */
     uint8_t     resolved;   /* a symbol named the function */
 } vt_site_frame;
@@ -28,15 +29,16 @@ typedef struct {
 typedef struct {
     uint32_t nframes;
     vt_site_frame *frames;  /* innermost first */
-    const char *key;
+    uint64_t hash;          /* of the folded frames (vt_sites.c) */
     uint32_t function_id;   /* names[] id of the innermost frame's function ("top --by function") */
     uint32_t module_id;     /* names[] id of its module ("top --by module") */
 } vt_site;
 
 typedef struct {
-    vt_strtab keys;         /* site key -> site index (ids are indexes) */
     vt_site *sites;
     size_t n, cap;
+    uint32_t *slots;        /* open addressing on sites[].hash: site index + 1; 0 = empty */
+    size_t mask;
     vt_strtab names;        /* every string a frame holds */
     vt_arena arena;
 } vt_sites;
@@ -58,6 +60,11 @@ int vt_sites_is_plumbing(const char *module_base);
  * (libcudart_static_*, __cudart*), a runtime API entry point (cuda[A-Z]*) or a driver
  * one (cu[A-Z]*): innermost frames of those fold away whatever module holds them. */
 int vt_sites_is_plumbing_function(const char *function);
+
+/* Orders sites a and b as their keys' text compares (strcmp): each frame's function,
+ * file base name, line and module, separated by \x1f, frames ended by \x1e. An index
+ * out of range is the empty key. */
+int vt_sites_cmp(const vt_sites *ss, uint32_t a, uint32_t b);
 
 void vt_sites_free(vt_sites *ss);
 

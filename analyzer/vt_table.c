@@ -108,6 +108,39 @@ void vt_idmap_free(vt_idmap *m)
 }
 
 /* ------------------------------------------------------------------------ *
+ *  Dense ids
+ * ------------------------------------------------------------------------ */
+int vt_idarr_put(vt_idarr *m, uint64_t id, uint32_t val)
+{
+    uint32_t *v = vt_idarr_get(m, id);
+    if (v) { *v = val; return 0; }
+    if (id >= m->ndense && id < 2 * (m->n + 4096)) {
+        size_t c = m->ndense + m->ndense / 2;
+        if (c <= id) c = (size_t)id + 1;
+        c = (c + 1023) & ~(size_t)1023;
+        uint32_t *d = realloc(m->dense, c * sizeof *d);
+        if (!d) return -1;
+        memset(d + m->ndense, 0xff, (c - m->ndense) * sizeof *d);
+        m->dense = d;
+        m->ndense = c;
+    }
+    if (id < m->ndense) {
+        m->dense[id] = val;
+    } else if (vt_idmap_put(&m->sparse, id, val)) {
+        return -1;
+    }
+    m->n++;
+    return 0;
+}
+
+void vt_idarr_free(vt_idarr *m)
+{
+    free(m->dense);
+    vt_idmap_free(&m->sparse);
+    memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------------------ *
  *  String interning
  * ------------------------------------------------------------------------ */
 static uint64_t str_hash(const char *s, size_t n)

@@ -37,6 +37,29 @@ uint32_t *vt_idmap_get(const vt_idmap *m, uint64_t key);
 int vt_idmap_put(vt_idmap *m, uint64_t key, uint32_t val);
 void vt_idmap_free(vt_idmap *m);
 
+/* ------------------------------------------------------------------------ *
+ *  Dense ids -> u32: an array indexed by id
+ * ------------------------------------------------------------------------ */
+/* For ids a producer numbers from 1 (the recorder's stack nodes, strings, Python
+ * frames): an array indexed by id costs 4 bytes an id where the hashed map costs 24
+ * and a probe. Ids far past how many there are (a damaged or foreign trace) go to
+ * the hashed map, so memory stays proportional to the entries. */
+typedef struct {
+    uint32_t *dense;  /* id -> value; UINT32_MAX = none */
+    size_t ndense;
+    size_t n;         /* entries */
+    vt_idmap sparse;
+} vt_idarr;
+
+static inline uint32_t *vt_idarr_get(const vt_idarr *m, uint64_t id)
+{
+    if (id < m->ndense && m->dense[id] != UINT32_MAX) return &m->dense[id];
+    return m->sparse.n ? vt_idmap_get(&m->sparse, id) : NULL;
+}
+/* Sets id to val (val != UINT32_MAX). Returns 0, or -1 when out of memory. */
+int vt_idarr_put(vt_idarr *m, uint64_t id, uint32_t val);
+void vt_idarr_free(vt_idarr *m);
+
 static inline uint64_t vt_hash64(uint64_t x)
 {
     x ^= x >> 33;
