@@ -50,28 +50,30 @@ static int device_of_ctx(void)
     return d >= 0 && d < 128 ? (int)d : -1;
 }
 
+/* With VRAMTRACE_STATS=1: out = call, timed into the ns and n tallies (vt_stats.c). */
+#define TIMED(out, call, ns, n) do { \
+        if (VT_LIKELY(!vt_g.cfg.stats)) { out = call; break; } \
+        uint64_t t0_ = vt_now_abs(); \
+        out = call; \
+        vt_stats_add(ns, vt_now_abs() - t0_); \
+        vt_stats_add(n, 1); } while (0)
+
 int vt_rec_device(void)
 {
-    if (VT_LIKELY(!vt_g.cfg.stats)) return device_of_ctx();
-    uint64_t t0 = vt_now_abs();
-    int d = device_of_ctx();
-    vt_stats_add(VT_STAT_NS_DEVICE, vt_now_abs() - t0);
-    vt_stats_add(VT_STAT_N_DEVICE, 1);
+    int d;
+    TIMED(d, device_of_ctx(), VT_STAT_NS_DEVICE, VT_STAT_N_DEVICE);
     return d;
 }
 
-/* The stack of this event; timed with VRAMTRACE_STATS=1. */
+/* The stack of this event. */
 static inline uint32_t stack_here(void)
 {
-    if (VT_LIKELY(!vt_g.cfg.stats)) return vt_stack_capture();
-    uint64_t t0 = vt_now_abs();
-    uint32_t id = vt_stack_capture();
-    vt_stats_add(VT_STAT_NS_STACK, vt_now_abs() - t0);
-    vt_stats_add(VT_STAT_N_STACK, 1);
+    uint32_t id;
+    TIMED(id, vt_stack_capture(), VT_STAT_NS_STACK, VT_STAT_N_STACK);
     return id;
 }
 
-static inline void push_ev(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
+static inline int push_ev(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
                         uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     vt_ev e;
@@ -84,20 +86,15 @@ static inline void push_ev(uint8_t type, unsigned kind, int device, unsigned fla
     e.pad_ = 0;
     e.time = vt_now();
     e.a = a; e.b = b; e.c = c; e.d = d;
-    vt_ring_push(&e);
+    return vt_ring_push(&e);
 }
 
 static inline void push(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
                         uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-    if (VT_LIKELY(!vt_g.cfg.stats)) {
-        push_ev(type, kind, device, flags, stack, a, b, c, d);
-        return;
-    }
-    uint64_t t0 = vt_now_abs();
-    push_ev(type, kind, device, flags, stack, a, b, c, d);
-    vt_stats_add(VT_STAT_NS_PUSH, vt_now_abs() - t0);
-    vt_stats_add(VT_STAT_EVENTS, 1);
+    int r;
+    TIMED(r, push_ev(type, kind, device, flags, stack, a, b, c, d), VT_STAT_NS_PUSH, VT_STAT_EVENTS);
+    (void)r;
 }
 
 /* ------------------------------------------------------------------------ *
