@@ -21,14 +21,7 @@
 
 typedef struct {
     _Atomic uint64_t seq;
-    uint8_t  type, kind;
-    int8_t   device;
-    uint8_t  flags;
-    uint32_t tid;
-    uint32_t stack_id;
-    uint32_t pad_;
-    uint64_t time;
-    uint64_t a, b, c, d;
+    vt_ev ev;
 } vt_slot;
 
 _Static_assert(sizeof(vt_slot) == 64, "one slot per cache line");
@@ -70,9 +63,7 @@ static int try_push(const vt_ev *e)
              * nodes, its THREAD record) is visible to a writer that sees this position. */
             if (atomic_compare_exchange_weak_explicit(&vt_r.head, &pos, pos + 1,
                                                       memory_order_seq_cst, memory_order_relaxed)) {
-                s->type = e->type; s->kind = e->kind; s->device = e->device; s->flags = e->flags;
-                s->tid = e->tid; s->stack_id = e->stack_id; s->time = e->time;
-                s->a = e->a; s->b = e->b; s->c = e->c; s->d = e->d;
+                s->ev = *e;
                 atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
                 /* A nudge each quarter ring keeps the writer ahead of bursts. */
                 if (VT_UNLIKELY(((pos + 1) & (vt_r.mask >> 2)) == 0)) vt_writer_wake();
@@ -117,9 +108,7 @@ int vt_ring_pop(vt_ev *e, uint64_t limit)
     vt_slot *s = &vt_r.slots[vt_r.tail & vt_r.mask];
     uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
     if (seq != vt_r.tail + 1) return -1; /* claimed, not yet written */
-    e->type = s->type; e->kind = s->kind; e->device = s->device; e->flags = s->flags;
-    e->tid = s->tid; e->stack_id = s->stack_id; e->time = s->time;
-    e->a = s->a; e->b = s->b; e->c = s->c; e->d = s->d;
+    *e = s->ev;
     atomic_store_explicit(&s->seq, vt_r.tail + vt_r.mask + 1, memory_order_release);
     vt_r.tail++;
     return 1;

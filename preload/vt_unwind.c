@@ -734,16 +734,16 @@ static inline uint32_t sfx_slot(uintptr_t rsp, uintptr_t ip)
     return (uint32_t)(((rsp >> 3) ^ (ip * 0x9E3779B97F4A7C15ull)) >> 40) & (VT_SFX_SLOTS - 1);
 }
 
-/* Does the suffix kept for this frame apply? */
-static inline int sfx_splice(const vt_memo *m, uintptr_t rsp, uintptr_t ip, uintptr_t rbp, uint32_t k)
+/* The suffix kept for this frame, if it applies; else NULL. */
+static inline const vt_sfx *sfx_splice(const vt_memo *m, uintptr_t rsp, uintptr_t ip, uintptr_t rbp, uint32_t k)
 {
     const vt_sfx *x = &m->sfx[sfx_slot(rsp, ip)];
     if (!x->nreads || x->rsp != rsp || x->ip != ip || x->k != k || (x->rbp_used && x->rbp != rbp))
-        return 0;
+        return NULL;
     const uint64_t *rv = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
     for (uint32_t i = 0; i < x->nreads; i++)
-        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return 0;
-    return 1;
+        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return NULL;
+    return x;
 }
 
 /* After a full walk of n frames with nlog words logged: keeps its part from the first
@@ -830,8 +830,8 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
     if (m) m->use_at[0] = -1;
     for (;;) {
         if (m) {
-            if (n >= 1 && log && sfx_splice(m, rsp, ip, rbp, (uint32_t)n)) {
-                const vt_sfx *x = &m->sfx[sfx_slot(rsp, ip)];
+            const vt_sfx *x = n >= 1 && log ? sfx_splice(m, rsp, ip, rbp, (uint32_t)n) : NULL;
+            if (x) {
                 if (x->rbp_used) USE_RBP();
                 const uint64_t *xr = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
                 for (uint32_t i = 0; i < x->nreads; i++) LOG(xr[2 * i], xr[2 * i + 1]);
