@@ -117,7 +117,11 @@ enum {
     VT_STAT_N_NVML, VT_STAT_NS_NVML,        /* NVML samples (writer thread); their ns */
     VT_STAT_N_FLUSH, VT_STAT_NS_FLUSH,      /* chunks compressed and written; their ns */
     VT_STAT_NVTX,                           /* NVTX ranges opened (push or start) */
-    VT_STAT_SUFFIX,                         /* walks finished from a kept suffix */
+    VT_STAT_MEMO_RESET,                     /* times a thread's memo filled and started over */
+    VT_STAT_NS_HIT, VT_STAT_NS_WALK,        /* ns in vt_unwind, memo hits and the others */
+    VT_STAT_FRAMES_WALKED,                  /* frames of the walks (not memo hits) */
+    VT_STAT_N_EXTRA, VT_STAT_NS_EXTRA,      /* Python frames and scopes collected; their ns */
+    VT_STAT_PY_FRAMES, VT_STAT_PY_LOOKUP,   /* Python frames; those not kept from the last walk */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);
@@ -196,12 +200,17 @@ typedef struct {
     void *const     *ips;
     const uintptr_t *sps;
 } vt_walk;
-int      vt_unwind_memo_init(void);
-vt_memo *vt_unwind_memo(int max);                      /* this thread's memo, NULL if none */
-/* Remembers the walk just done (its reads) with what it produced. */
-void     vt_unwind_memo_commit(vt_memo *m, const vt_walk *w);
-/* Sets the id of the memo entry w came from (w as returned by vt_unwind). */
-void     vt_unwind_memo_set_id(const vt_walk *w, uint32_t id);
+/* vt_memo.c: this thread's memo of walks (NULL if none); a lookup at a walk's start
+ * (the walk it finds, or NULL); the log a walk after a miss fills (cap pairs; the
+ * address that stands for the starting RBP); how much it logged; keeping it with what
+ * it produced; the stack id of a walk the memo returned. */
+int      vt_memo_init(void);
+vt_memo *vt_memo_get(int max);
+const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0);
+uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word);
+void     vt_memo_walked(vt_memo *m, uint32_t nlog);
+void     vt_memo_keep(vt_memo *m, const vt_walk *w);
+void     vt_memo_set_id(const vt_walk *w, uint32_t id);
 /* Return addresses from the caller of vt_unwind outwards (and, when sps is not NULL,
  * the stack pointer of each one's function): how many; -1 when libunwind must do this
  * stack; 0 with *hit set when the memo knows the walk. */

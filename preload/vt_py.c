@@ -310,6 +310,7 @@ static __attribute__((noinline)) uint32_t loc_miss(PyObj *code, int32_t off, uin
 
 static inline uint32_t loc_id(PyObj *code, int32_t off)
 {
+    if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_PY_LOOKUP, 1);
     uint64_t tag = code_tag(code);
     uint32_t id = 0;
     if (VT_LIKELY(atomic_load_explicit(&vt_loc.mapped, memory_order_acquire) > 0))

@@ -69,7 +69,7 @@ int vt_stack_init(void)
     vt_st.leaf = a;
     vt_st.node = b;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    vt_unwind_memo_init();
+    vt_memo_init();
     return vt_unwind_init();
 }
 
@@ -268,9 +268,15 @@ static uint32_t native_id(const vt_walk *w)
  * native-only path stays small. Returns 0 when there is nothing to add. */
 static __attribute__((noinline)) int extra_of(vt_extra *x)
 {
+    uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
     x->nscope = vt_scope_live ? vt_scope_collect(x->scope, VT_SCOPE_MAX) : 0;
     x->py.n = x->py.ngroups = 0;
     if (atomic_load_explicit(&vt_py_found, memory_order_acquire)) vt_py_capture(&x->py);
+    if (VT_UNLIKELY(t0)) {
+        vt_stats_add(VT_STAT_NS_EXTRA, vt_now_abs() - t0);
+        vt_stats_add(VT_STAT_N_EXTRA, 1);
+        vt_stats_add(VT_STAT_PY_FRAMES, (uint64_t)x->py.n);
+    }
     return x->nscope || x->py.n;
 }
 
@@ -310,8 +316,13 @@ uint32_t vt_stack_capture(void)
     /* A thread in a scope or running Python needs more than the native frames. */
     int more = vt_scope_live || atomic_load_explicit(&vt_py_found, memory_order_relaxed);
     if (VT_LIKELY(!vt_g.cfg.libunwind)) {
-        m = vt_unwind_memo(depth + VT_SKIP_MAX);
+        m = vt_memo_get(depth + VT_SKIP_MAX);
+        uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
         n = vt_unwind(buf, spbuf, depth + VT_SKIP_MAX, m, &hit);
+        if (VT_UNLIKELY(t0)) {
+            vt_stats_add(hit ? VT_STAT_NS_HIT : VT_STAT_NS_WALK, vt_now_abs() - t0);
+            if (!hit && n > 0) vt_stats_add(VT_STAT_FRAMES_WALKED, (uint64_t)n);
+        }
     }
     vt_extra x;
     if (VT_UNLIKELY(vt_g.cfg.stats))
@@ -320,7 +331,7 @@ uint32_t vt_stack_capture(void)
         if (!more || !extra_of(&x)) {
             if (VT_LIKELY(hit->id)) return hit->id;
             uint32_t id = native_id(hit);
-            if (id) vt_unwind_memo_set_id(hit, id);
+            if (id) vt_memo_set_id(hit, id);
             else atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
             return id;
         }
@@ -341,11 +352,11 @@ uint32_t vt_stack_capture(void)
     vt_walk w = { hash_ips(buf + s, n), 0, (uint32_t)n, buf + s, sps ? sps + s : NULL };
     if (more && extra_of(&x)) {
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
-        vt_unwind_memo_commit(m, &w);
+        vt_memo_keep(m, &w);
         return capture_extra(&w, &x);
     }
     w.id = native_id(&w);
     if (!w.id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
-    else vt_unwind_memo_commit(m, &w);
+    else vt_memo_keep(m, &w);
     return w.id;
 }

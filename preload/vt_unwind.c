@@ -55,7 +55,6 @@ typedef struct {
  * (once per return address) take vt_rules_mu; lookups take nothing. */
 static vt_rule_ent *vt_rules;
 static pthread_mutex_t vt_rules_mu = PTHREAD_MUTEX_INITIALIZER;
-typedef struct vt_memo vt_memo;
 typedef int (*vt_find_object_fn)(void *, struct dl_find_object *);
 static vt_find_object_fn vt_find_object;
 
@@ -520,7 +519,7 @@ static inline const vt_rule_ent *rule_of(uintptr_t ip, vt_rule_ent *tmp)
 }
 
 /* ------------------------------------------------------------------------ *
- *  The walk
+ *  The thread's stack bounds
  * ------------------------------------------------------------------------ */
 uintptr_t vt_unwind_stack_hi(void)
 {
@@ -548,237 +547,13 @@ static uintptr_t stack_hi(uintptr_t rsp)
 }
 
 /* ------------------------------------------------------------------------ *
- *  The per-thread memo
- *
- * A walk is a pure function of its start (RSP, RBP; the first IP is always the same
- * return address) and of the stack words it reads, since the rules depend only on the
- * IPs read. So each thread keeps its last VT_MEMO_WAYS walks as (start, list of
- * (address, value) read, stack id): when a new walk starts where a memo entry
- * started and every word it read still holds the same value, the walk would produce
- * the same frames, and the entry's stack id is the answer. Checking is one load and
- * compare per word, stopping at the first that differs; walking is a chain of
- * dependent loads and table probes per frame. A training loop allocates from the same
- * call paths over and over, which is exactly the case this makes cheap.
- *
- * Only the words that decided the walk are kept. In code built without frame pointers
- * RBP is an ordinary register, and the value a frame saved there (a pointer to the
- * interpreter's current frame object, say) changes from call to call; logging it made
- * every walk of a Python program unique, and the memo never hit (measured with a
- * CPython loop allocating from 120 call paths, 2026-11-29: 0 hits in 24,600 walks).
- * So a restored RBP is logged only once a later frame uses it (an RBP-based CFA or
- * save slot, or the frame-pointer chain), and the starting RBP is part of the key only
- * when the walk used it.
- * ------------------------------------------------------------------------ */
-#define VT_MEMO_WAYS 16
-
-typedef struct {
-    uintptr_t rsp0, rbp0;
-    int       rbp0_used;       /* rbp0 is part of the key */
-    uint32_t  nreads;          /* 0: empty */
-    uint64_t *rv;              /* nreads pairs (address, value) */
-    vt_walk   w;               /* what the walk produced (w.ips, w.sps point into fr) */
-    uintptr_t *fr;             /* room for ips and sps, fmax each */
-} vt_memo_ent;
-
-/* A suffix: the part of a walk from frame k outward, keyed by that frame's stack
- * pointer and return address (and RBP when the suffix used the RBP it came in with). */
-#define VT_SFX_SLOTS 1024
-
-typedef struct {
-    uintptr_t rsp, ip, rbp;
-    uint32_t  k;               /* the frame's index in its walk */
-    uint32_t  nreads;          /* 0: empty */
-    uint32_t  nframes;
-    int       rbp_used;
-} vt_sfx;
-
-struct vt_memo {
-    uint32_t    cap;           /* reads per entry */
-    uint32_t    fmax;          /* frames per entry */
-    uint32_t    next;          /* round-robin replacement */
-    uint32_t    prev_n;        /* the last full walk's frames, to find where the next parts */
-    uintptr_t  *prev;
-    uintptr_t  *f_rsp, *f_rbp; /* the walk in progress, per frame: RSP and RBP on entry, */
-    uint16_t   *f_log, *f_gen; /* reads logged before it, RBP generation (restores so far), */
-    int16_t    *use_at;        /* and per generation the last frame that used RBP */
-    vt_sfx     *sfx;           /* VT_SFX_SLOTS headers */
-    uint64_t   *sfx_rv;        /* cap pairs per slot */
-    uintptr_t  *sfx_fr;        /* fmax ips, then fmax sps, per slot */
-    uintptr_t   rsp0, rbp0;    /* the walk in progress */
-    int         s_rbp0_used;
-    uint32_t    s_n;
-    int         s_ok;          /* the walk in progress can be memoized */
-    uint64_t   *scratch;
-    size_t      bytes;
-    vt_memo_ent ent[VT_MEMO_WAYS];
-};
-
-static pthread_key_t vt_memo_key;
-static int vt_memo_key_ok;
-/* This thread's memo; freed by the key's destructor when the thread exits. */
-static VT_TLS vt_memo *vt_memo_tls;
-
-static void memo_free(void *p)
-{
-    vt_memo *m = p;
-    vt_memo_tls = NULL;
-    if (m) munmap(m, m->bytes);
-}
-
-int vt_unwind_memo_init(void)
-{
-    vt_memo_key_ok = pthread_key_create(&vt_memo_key, memo_free) == 0;
-    return 0;
-}
-
-vt_memo *vt_unwind_memo(int max)
-{
-    vt_memo *m = vt_memo_tls;
-    if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
-    uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
-    uint32_t fmax = (uint32_t)max;
-    size_t bytes = sizeof *m + (size_t)(VT_MEMO_WAYS + 1) * cap * 16 + (size_t)VT_MEMO_WAYS * fmax * 16;
-    size_t sfx_at = bytes;
-    /* the suffixes: ~4.6 KB a slot at depth 64, touched only as slots fill */
-    bytes += (size_t)fmax * (3 * sizeof(uintptr_t) + 3 * sizeof(uint16_t) + 8)
-           + VT_SFX_SLOTS * (sizeof(vt_sfx) + (size_t)cap * 16 + (size_t)fmax * 16);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-    m = p;
-    m->cap = cap;
-    m->fmax = fmax;
-    m->bytes = bytes;
-    uint64_t *rv = (uint64_t *)(m + 1);
-    m->scratch = rv;
-    uintptr_t *fr = (uintptr_t *)(rv + (size_t)(VT_MEMO_WAYS + 1) * cap * 2);
-    for (int i = 0; i < VT_MEMO_WAYS; i++) {
-        m->ent[i].rv = rv + (size_t)(i + 1) * cap * 2;
-        m->ent[i].fr = fr + (size_t)i * fmax * 2;
-    }
-    char *q = (char *)p + sfx_at;
-    m->prev = (uintptr_t *)q;
-    q += (size_t)fmax * sizeof(uintptr_t);
-    m->f_rsp = (uintptr_t *)q;
-    q += (size_t)fmax * sizeof(uintptr_t);
-    m->f_rbp = (uintptr_t *)q;
-    q += (size_t)fmax * sizeof(uintptr_t);
-    m->f_log = (uint16_t *)q;
-    q += (size_t)fmax * sizeof(uint16_t);
-    m->f_gen = (uint16_t *)q;
-    q += (size_t)fmax * sizeof(uint16_t);
-    m->use_at = (int16_t *)q;
-    q += (size_t)fmax * sizeof(int16_t) + 8;   /* generations: one more than frames */
-    q = (char *)(((uintptr_t)q + 7) & ~(uintptr_t)7);
-    m->sfx = (vt_sfx *)q;
-    q += VT_SFX_SLOTS * sizeof(vt_sfx);
-    m->sfx_rv = (uint64_t *)q;
-    q += (size_t)VT_SFX_SLOTS * cap * 16;
-    m->sfx_fr = (uintptr_t *)q;
-    if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
-    vt_memo_tls = m;
-    return m;
-}
-
-void vt_unwind_memo_commit(vt_memo *m, const vt_walk *w)
-{
-    if (!m || !m->s_ok || !m->s_n || !w->n || w->n > m->fmax) return;
-    vt_memo_ent *e = &m->ent[m->next++ % VT_MEMO_WAYS];
-    e->nreads = 0;
-    e->rsp0 = m->rsp0;
-    e->rbp0 = m->rbp0;
-    e->rbp0_used = m->s_rbp0_used;
-    memcpy(e->rv, m->scratch, (size_t)m->s_n * 16);
-    memcpy(e->fr, w->ips, (size_t)w->n * sizeof(uintptr_t));
-    e->w = *w;
-    e->w.ips = (void *const *)e->fr;
-    e->w.sps = NULL;
-    if (w->sps) {
-        memcpy(e->fr + m->fmax, w->sps, (size_t)w->n * sizeof(uintptr_t));
-        e->w.sps = e->fr + m->fmax;
-    }
-    e->nreads = m->s_n;
-}
-
-void vt_unwind_memo_set_id(const vt_walk *w, uint32_t id)
-{
-    ((vt_walk *)w)->id = id;  /* w is this thread's own memo entry */
-}
-
-static inline int memo_match(const vt_memo_ent *e)
-{
-    /* The walks of one thread share their outer frames and part from each other near
-     * the leaf, so the first words decide most mismatches. */
-    const uint64_t *rv = e->rv;
-    for (uint32_t i = 0; i < e->nreads; i++)
-        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return 0;
-    return 1;
-}
-
-/* ------------------------------------------------------------------------ *
- *  Suffixes
- *
- * The exact memo above answers a call path only while it is among the thread's last 16.
- * A training step that allocates from hundreds of call paths in turn (every operator of
- * a model) cycles through more than that and would walk every stack in full. But those
- * stacks share their inner frames (the allocator's) and their outer ones (the training
- * loop's), and part in between. So after a full walk, the part from where it left the
- * walk before it is kept too, keyed by that frame's (RSP, return address): a later
- * walk probes each frame it reaches, and at a kept frame checks the words the suffix
- * read, then copies its frames instead of walking them. Same rules as the exact memo:
- * the suffix is a pure function of the frame's RSP and return address, the RBP it came
- * in with if it used it, and the words it read. The frame index is part of the key, so
- * that a walk cut at `max` frames comes out the same.
- * ------------------------------------------------------------------------ */
-static inline uint32_t sfx_slot(uintptr_t rsp, uintptr_t ip)
-{
-    return (uint32_t)(((rsp >> 3) ^ (ip * 0x9E3779B97F4A7C15ull)) >> 40) & (VT_SFX_SLOTS - 1);
-}
-
-/* The suffix kept for this frame, if it applies; else NULL. */
-static inline const vt_sfx *sfx_splice(const vt_memo *m, uintptr_t rsp, uintptr_t ip, uintptr_t rbp, uint32_t k)
-{
-    const vt_sfx *x = &m->sfx[sfx_slot(rsp, ip)];
-    if (!x->nreads || x->rsp != rsp || x->ip != ip || x->k != k || (x->rbp_used && x->rbp != rbp))
-        return NULL;
-    const uint64_t *rv = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
-    for (uint32_t i = 0; i < x->nreads; i++)
-        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) return NULL;
-    return x;
-}
-
-/* After a full walk of n frames with nlog words logged: keeps its part from the first
- * frame where it differs from the walk before it. */
-static void sfx_keep(vt_memo *m, void *const *ips, uint32_t n, uint32_t nlog)
-{
-    uint32_t d = 1, lim = n < m->prev_n ? n : m->prev_n;
-    while (d < lim && m->prev[d] == (uintptr_t)ips[d]) d++;
-    if (d >= n || nlog <= m->f_log[d]) return;
-    uintptr_t rsp = m->f_rsp[d], ip = (uintptr_t)ips[d];
-    uint32_t slot = sfx_slot(rsp, ip);
-    vt_sfx *x = &m->sfx[slot];
-    x->nreads = 0;
-    x->rsp = rsp;
-    x->ip = ip;
-    x->rbp = m->f_rbp[d];
-    x->k = d;
-    x->rbp_used = m->use_at[m->f_gen[d]] >= (int)d;
-    x->nframes = n - d;
-    memcpy(m->sfx_rv + (size_t)slot * m->cap * 2, m->scratch + 2 * (size_t)m->f_log[d],
-           (size_t)(nlog - m->f_log[d]) * 16);
-    uintptr_t *xf = m->sfx_fr + (size_t)slot * m->fmax * 2;
-    memcpy(xf, ips + d, (size_t)x->nframes * sizeof(uintptr_t));
-    memcpy(xf + m->fmax, m->f_rsp + d, (size_t)x->nframes * sizeof(uintptr_t));
-    x->nreads = nlog - m->f_log[d];
-}
-
-/* ------------------------------------------------------------------------ *
  *  The walk
  * ------------------------------------------------------------------------ */
 /* Fills ips with return addresses, the first being the return address into the
  * caller of vt_unwind, and sps (when not NULL) with the stack pointer of the function
  * each return address is in (its frame spans [sps[i], sps[i + 1])). Returns how many,
- * or -1 when a frame needs libunwind. With a memo: returns 0 and sets *hit when a
- * memoized walk matches. */
+ * or -1 when a frame needs libunwind. With a memo (vt_memo.c): returns 0 and sets *hit
+ * when the memo knows the walk; else logs the words the walk reads for it. */
 __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
@@ -790,26 +565,15 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
     uintptr_t span = hi - lo - 8;
     uint64_t *log = NULL;
     uint32_t nlog = 0, cap = 0;
+    uintptr_t rbp0_word = 0;
     if (m) {
-        for (int i = 0; i < VT_MEMO_WAYS; i++) {
-            const vt_memo_ent *e = &m->ent[i];
-            if (e->nreads && e->rsp0 == rsp && (!e->rbp0_used || e->rbp0 == rbp) && memo_match(e)) {
-                *hit = &e->w;
-                return 0;
-            }
-        }
-        m->rsp0 = rsp;
-        m->rbp0 = rbp;
-        m->s_ok = 0;
-        m->s_n = 0;
-        log = m->scratch;
-        cap = m->cap;
+        if ((*hit = vt_memo_find(m, rsp, rbp))) return 0;
+        log = vt_memo_log(m, &cap, &rbp0_word);
     }
-    /* Where the current RBP came from: the start (key), a stack word not yet logged
-     * (pend_a, pend_v), or a word already logged. */
+    /* Where the current RBP came from: the start (the memo's rbp0 word), a stack word
+     * not yet logged (pend_a, pend_v), or a word already logged. */
     enum { RBP_START, RBP_PENDING, RBP_LOGGED } rbp_src = RBP_START;
     uintptr_t pend_a = 0, pend_v = 0;
-    int rbp0_used = 0;
     /* a is a readable, aligned stack word */
 #define STACK_WORD(a) ((uintptr_t)((a) - lo) <= span && !((a) & 7))
 #define LOG(a, v) do { if (log && nlog < cap) { log[2 * nlog] = (a); log[2 * nlog + 1] = (v); nlog++; } \
@@ -817,36 +581,14 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
     /* reads a stack word, logging it for the memo */
 #define READ(dst, a) do { (dst) = *(uintptr_t *)(a); LOG((a), (dst)); } while (0)
     /* the walk is about to depend on RBP's value */
-#define USE_RBP() do { if (rbp_src == RBP_PENDING) { LOG(pend_a, pend_v); rbp_src = RBP_LOGGED; } \
-        else if (rbp_src == RBP_START) rbp0_used = 1; \
-        if (m) m->use_at[gen] = (int16_t)(n - 1); } while (0)
+#define USE_RBP() do { if (rbp_src == RBP_PENDING) LOG(pend_a, pend_v); \
+        else if (rbp_src == RBP_START) LOG(rbp0_word, rbp); \
+        rbp_src = RBP_LOGGED; } while (0)
     /* RBP restored from stack word a: logged only if a later frame uses it */
-#define RESTORE_RBP(a) do { pend_a = (a); pend_v = rbp = *(uintptr_t *)(a); rbp_src = RBP_PENDING; \
-        gen++; if (m) m->use_at[gen] = -1; } while (0)
+#define RESTORE_RBP(a) do { pend_a = (a); pend_v = rbp = *(uintptr_t *)(a); rbp_src = RBP_PENDING; } while (0)
     vt_rule_ent tmp;
     int n = 0;
-    unsigned gen = 0;          /* RBP restores so far */
-    int spliced = 0;
-    if (m) m->use_at[0] = -1;
     for (;;) {
-        if (m) {
-            const vt_sfx *x = n >= 1 && log ? sfx_splice(m, rsp, ip, rbp, (uint32_t)n) : NULL;
-            if (x) {
-                if (x->rbp_used) USE_RBP();
-                const uint64_t *xr = m->sfx_rv + (size_t)(x - m->sfx) * m->cap * 2;
-                for (uint32_t i = 0; i < x->nreads; i++) LOG(xr[2 * i], xr[2 * i + 1]);
-                const uintptr_t *xf = m->sfx_fr + (size_t)(x - m->sfx) * m->fmax * 2;
-                memcpy(ips + n, xf, (size_t)x->nframes * sizeof(uintptr_t));
-                if (sps) memcpy(sps + n, xf + m->fmax, (size_t)x->nframes * sizeof(uintptr_t));
-                n += (int)x->nframes;
-                spliced = 1;
-                break;
-            }
-            m->f_rsp[n] = rsp;
-            m->f_rbp[n] = rbp;
-            m->f_log[n] = (uint16_t)nlog;
-            m->f_gen[n] = (uint16_t)gen;
-        }
         if (sps) sps[n] = rsp;
         ips[n++] = (void *)ip;
         if (n >= max) break;
@@ -897,14 +639,6 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
 #undef READ
 #undef LOG
 #undef STACK_WORD
-    if (m && log) {
-        m->s_n = nlog;
-        m->s_ok = 1;
-        m->s_rbp0_used = rbp0_used;
-        if (!spliced) sfx_keep(m, ips, (uint32_t)n, nlog);
-        else if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SUFFIX, 1);
-        memcpy(m->prev, ips, (size_t)n * sizeof(uintptr_t));
-        m->prev_n = (uint32_t)n;
-    }
+    if (m && log) vt_memo_walked(m, nlog);
     return n;
 }

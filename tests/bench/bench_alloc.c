@@ -2,6 +2,7 @@
  * comparing the recorder (LD_PRELOAD libvramtrace.so) with heaptrack (bench_alloc.sh).
  *
  *   bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE] [-p PATHS]
+ *               [-b LEVELS]
  *
  * Each thread recurses DEPTH frames through a noinline function, then times PAIRS
  * iterations of cuMemAlloc_v2 + cuMemFree_v2 (mode cuda, through whatever libcuda.so.1
@@ -13,7 +14,7 @@
  * time, which other processes on a busy machine disturb less. With -p PATHS (2..64,
  * mode cuda), the pairs come in turn from PATHS different functions at the same depth,
  * as the operators of a training step do: the case a recorder's per-call-path caches
- * find hardest. */
+ * find hardest. With -b LEVELS (1..4, mode cuda), from 8^LEVELS paths in a tree (below). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -87,6 +88,51 @@ static __attribute__((noinline)) int pairs_paths(uint64_t n, size_t size)
     return 0;
 }
 
+/* -b LEVELS: 8^LEVELS call paths in a tree, LEVELS branch points of 8 call sites each
+ * with VT_TREE_PAD frames between them, taken in turn: paths next to each other part
+ * at the innermost branch, further ones further out, like the operators of the layers
+ * of a model. The outermost branch takes the highest digit of the path's number. */
+#define VT_TREE_PAD 4
+static int g_levels = 0;   /* set once in main, before the threads start */
+static int tree(uint32_t code, int level, int pad, size_t size);
+static int (*volatile tree_p)(uint32_t, int, int, size_t) = tree;
+
+static __attribute__((noinline)) int tree(uint32_t code, int level, int pad, size_t size)
+{
+    int r;
+    if (pad > 0) {
+        r = tree_p(code, level, pad - 1, size);
+    } else if (level == 0) {
+        CUdeviceptr p = 0;
+        r = (int)cuMemAlloc_v2(&p, size);
+        if (!r) r = (int)cuMemFree_v2(p);
+    } else {
+        /* a call site per digit (the asm keeps the compiler from merging the cases) */
+        switch ((code >> (3 * (level - 1))) & 7) {
+        case 0: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 0"); break;
+        case 1: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 1"); break;
+        case 2: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 2"); break;
+        case 3: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 3"); break;
+        case 4: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 4"); break;
+        case 5: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 5"); break;
+        case 6: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 6"); break;
+        default: r = tree_p(code, level - 1, VT_TREE_PAD, size); __asm__ volatile("# site 7"); break;
+        }
+    }
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static __attribute__((noinline)) int pairs_tree(uint64_t n, size_t size)
+{
+    uint32_t npaths = 1u << (3 * g_levels);
+    for (uint64_t i = 0; i < n; i++) {
+        int rc = tree_p((uint32_t)(i & (npaths - 1)), g_levels, 0, size);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) int pairs_malloc(uint64_t n, size_t size)
 {
     for (uint64_t i = 0; i < n; i++) {
@@ -100,7 +146,8 @@ static __attribute__((noinline)) int pairs_malloc(uint64_t n, size_t size)
 
 static __attribute__((noinline)) void leaf(job *j)
 {
-    int (*loop)(uint64_t, size_t) = !j->cuda ? pairs_malloc : j->paths > 1 ? pairs_paths : pairs_cuda;
+    int (*loop)(uint64_t, size_t) = !j->cuda ? pairs_malloc : g_levels ? pairs_tree
+                                  : j->paths > 1 ? pairs_paths : pairs_cuda;
     int rc = loop(j->warmup, j->size);
     pthread_barrier_wait(j->start);
     double t0 = now_ns(), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -135,7 +182,7 @@ static void *thread_main(void *arg)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE] [-p PATHS]\n");
+    fprintf(stderr, "usage: bench_alloc [-m cuda|malloc] [-d DEPTH] [-t THREADS] [-n PAIRS] [-w WARMUP] [-s SIZE] [-p PATHS] [-b LEVELS]\n");
     exit(2);
 }
 
@@ -145,7 +192,7 @@ int main(int argc, char **argv)
     uint64_t pairs = 1000000, warmup = 10000;
     size_t size = 0;
     int c;
-    while ((c = getopt(argc, argv, "m:d:t:n:w:s:p:h")) != -1) {
+    while ((c = getopt(argc, argv, "m:d:t:n:w:s:p:b:h")) != -1) {
         switch (c) {
         case 'm':
             if (!strcmp(optarg, "cuda")) cuda = 1;
@@ -158,10 +205,12 @@ int main(int argc, char **argv)
         case 'w': warmup = strtoull(optarg, NULL, 0); break;
         case 's': size = strtoull(optarg, NULL, 0); break;
         case 'p': paths = atoi(optarg); break;
+        case 'b': g_levels = atoi(optarg); break;
         default: usage();
         }
     }
-    if (depth < 1 || depth > 1000 || threads < 1 || threads > 64 || !pairs || paths < 1 || paths > 64) usage();
+    if (depth < 1 || depth > 1000 || threads < 1 || threads > 64 || !pairs || paths < 1 || paths > 64
+        || g_levels < 0 || g_levels > 4 || (g_levels && !cuda)) usage();
     g_paths = paths;
     if (!size) size = cuda ? (1u << 20) : 64;
 
@@ -195,6 +244,7 @@ int main(int argc, char **argv)
     }
     double wall = now_ns() - w0;
     if (err) { fprintf(stderr, "bench_alloc: %s failed: %d\n", cuda ? "cuMemAlloc/cuMemFree" : "malloc", err); return 1; }
+    if (g_levels) paths = 1 << (3 * g_levels);
     printf("mode=%s depth=%d threads=%d paths=%d pairs=%llu size=%zu ns_per_pair=%.1f cpu_ns_per_pair=%.1f wall_s=%.3f\n",
            cuda ? "cuda" : "malloc", depth, threads, paths, (unsigned long long)pairs, size,
            sum / threads / (double)pairs, cpu / threads / (double)pairs, wall * 1e-9);

@@ -274,7 +274,7 @@ static int run_paths(int rounds)
         tp_path_8, tp_path_9, tp_path_10, tp_path_11, tp_path_12, tp_path_13, tp_path_14, tp_path_15,
         tp_path_16, tp_path_17, tp_path_18, tp_path_19, tp_path_20, tp_path_21, tp_path_22, tp_path_23,
     };
-    /* in turn, then 8 at a time (fewer paths than the memo's ways), then in turn again */
+    /* in turn, then 8 at a time, then in turn backwards */
     for (int r = 0; r < rounds; r++)
         for (unsigned i = 0; i < 24; i++) path[i]();
     for (unsigned k = 0; k < 24; k += 8)

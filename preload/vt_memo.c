@@ -1,0 +1,263 @@
+/* vt_memo.c - the per-thread memo of stack walks: a walk known by the words it read.
+ *
+ * A walk (vt_unwind.c) is a pure function of its start (RSP; the first return address
+ * is always the same) and of the values it reads: the rules it applies depend only on
+ * the return addresses read, and the addresses it reads next only on the values read
+ * so far. So two walks from one RSP that read the same values read the same addresses
+ * in the same order and produce the same frames. The walker logs each (address, value)
+ * it reads; the memo keeps, per start, the logs of the walks it has seen, and a new
+ * capture checks whether every word of a kept log still holds its value. Checking is a
+ * load and compare per word, in order; a walk is a chain of dependent loads and table
+ * probes per frame, each a likely cache miss inside a program that runs megabytes of
+ * its own code between allocations.
+ *
+ * The logs of one start form a decision tree. Two logs from one start agree up to the
+ * first read where they differ, which has the same address in both; the memo indexes
+ * each log by (the log it first differed from, the index of that read, its value). A
+ * lookup checks the log kept for its start; at the first word that differs it takes the
+ * log that has the word's current value there and goes on from the next read. A walk
+ * is thus found whichever of the thread's call paths came before it, in one pass over
+ * its log plus one table probe per point where it parts from another known walk: a
+ * training step that allocates from hundreds of call paths in turn hits on each.
+ * (Round-robin ways, an earlier design, missed every path of a cycle longer than the
+ * ways; keeping only the part of a walk after where it left the walk before missed
+ * whenever two paths share that part's first frame but not its outer frames: the
+ * operator called from two places.)
+ *
+ * RBP: in code built without frame pointers it is an ordinary register that often
+ * holds data (CPython 3.11 keeps the current frame object there), so logging every RBP
+ * a frame saved would make each walk unique. The walker logs a restored RBP only when a
+ * later frame uses it, and the RBP the walk started with as a read of `rbp0`, a word of
+ * the memo that each lookup sets to the current RBP.
+ *
+ * Memory: per thread, one MAP_NORESERVE mapping (about 8.3 MB of address space at
+ * depth 64, touched as logs are kept: ~2 KB per call path). When the arena or a table
+ * fills, everything is dropped and the memo starts over (counted in VRAMTRACE_STATS). */
+#include "vt_internal.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define VT_MEMO_ARENA    (8u << 20)  /* bytes of kept walks */
+#define VT_MEMO_ROOTS    4096u       /* start -> first kept walk; filled to half at most */
+#define VT_MEMO_BRANCHES 16384u      /* (walk, read, value) -> walk; filled to half at most */
+
+/* A kept walk: its log, then its frames and their stack pointers. */
+typedef struct {
+    uint32_t nreads;
+    uint32_t pad_;
+    vt_walk  w;            /* w.ips, w.sps point into rv[], after the log */
+    uint64_t rv[];         /* nreads (address, value) pairs */
+} vt_kept;
+
+typedef struct {
+    uintptr_t rsp0;
+    uint32_t  at;          /* arena offset of the first kept walk; 0 = empty */
+    uint32_t  pad_;
+} vt_root;
+
+typedef struct {
+    uint64_t v;            /* the value read */
+    uint32_t from, i;      /* the kept walk it differs from, at read i */
+    uint32_t to;           /* the kept walk with v there; 0 = empty */
+    uint32_t pad_;
+} vt_branch;
+
+struct vt_memo {
+    uintptr_t  rbp0;       /* the RBP the walk in progress started with (a logged "word") */
+    uintptr_t  rsp0;
+    uint32_t   cap;        /* log pairs */
+    uint32_t   fmax;       /* frames */
+    uint32_t   top;        /* arena bytes used (offset 0 is never a walk) */
+    uint32_t   nroots, nbranches;
+    uint32_t   att_from, att_i;  /* where the last lookup ended: what a new walk hangs off */
+    uint64_t   att_v;
+    uint32_t   nlog;       /* the walk just done: pairs logged; 0 = not to be kept */
+    uint64_t  *log;        /* cap pairs */
+    vt_root   *roots;
+    vt_branch *br;
+    char      *arena;
+    size_t     bytes;
+};
+
+static pthread_key_t vt_memo_key;
+static int vt_memo_key_ok;
+/* This thread's memo; freed by the key's destructor when the thread exits. */
+static VT_TLS vt_memo *vt_memo_tls;
+
+static void memo_free(void *p)
+{
+    vt_memo *m = p;
+    vt_memo_tls = NULL;
+    if (m) munmap(m, m->bytes);
+}
+
+int vt_memo_init(void)
+{
+    vt_memo_key_ok = pthread_key_create(&vt_memo_key, memo_free) == 0;
+    return 0;
+}
+
+vt_memo *vt_memo_get(int max)
+{
+    vt_memo *m = vt_memo_tls;
+    if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
+    uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
+    size_t bytes = sizeof *m + (size_t)cap * 16 + VT_MEMO_ROOTS * sizeof(vt_root)
+                 + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_ARENA;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    m = p;
+    m->cap = cap;
+    m->fmax = (uint32_t)max;
+    m->bytes = bytes;
+    m->top = 8;
+    m->log = (uint64_t *)(m + 1);
+    m->roots = (vt_root *)(m->log + (size_t)cap * 2);
+    m->br = (vt_branch *)(m->roots + VT_MEMO_ROOTS);
+    m->arena = (char *)(m->br + VT_MEMO_BRANCHES);
+    if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
+    vt_memo_tls = m;
+    return m;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Tables
+ * ------------------------------------------------------------------------ */
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline vt_kept *kept(const vt_memo *m, uint32_t at) { return (vt_kept *)(m->arena + at); }
+
+static inline uint32_t root_slot(uintptr_t rsp0)
+{
+    return (uint32_t)(mix(rsp0, 0x9e3779b97f4a7c15ull) & (VT_MEMO_ROOTS - 1));
+}
+
+static inline uint32_t branch_slot(uint32_t from, uint32_t i, uint64_t v)
+{
+    return (uint32_t)(mix(v ^ ((uint64_t)from << 20 | i), 0xe7037ed1a0b428dbull) & (VT_MEMO_BRANCHES - 1));
+}
+
+static inline uint32_t root_find(const vt_memo *m, uintptr_t rsp0)
+{
+    for (uint32_t s = root_slot(rsp0);; s = (s + 1) & (VT_MEMO_ROOTS - 1)) {
+        const vt_root *r = &m->roots[s];
+        if (!r->at || r->rsp0 == rsp0) return r->at;
+    }
+}
+
+static inline uint32_t branch_find(const vt_memo *m, uint32_t from, uint32_t i, uint64_t v)
+{
+    for (uint32_t s = branch_slot(from, i, v);; s = (s + 1) & (VT_MEMO_BRANCHES - 1)) {
+        const vt_branch *b = &m->br[s];
+        if (!b->to || (b->v == v && b->from == from && b->i == i)) return b->to;
+    }
+}
+
+/* Drops every kept walk (the arena or a table is full). */
+static void memo_reset(vt_memo *m)
+{
+    memset(m->roots, 0, VT_MEMO_ROOTS * sizeof(vt_root));
+    memset(m->br, 0, VT_MEMO_BRANCHES * sizeof(vt_branch));
+    m->nroots = m->nbranches = 0;
+    m->top = 8;
+    m->att_from = 0;
+    if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_MEMO_RESET, 1);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Lookup and keeping
+ * ------------------------------------------------------------------------ */
+const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
+{
+    m->rbp0 = rbp0;
+    m->rsp0 = rsp0;
+    m->att_from = 0;
+    m->nlog = 0;
+    uint32_t at = root_find(m, rsp0), i = 0;
+    while (at) {
+        const vt_kept *k = kept(m, at);
+        const uint64_t *rv = k->rv;
+        /* Every address was a word of this thread's stack at or above rsp0 when it was
+         * logged (or m->rbp0), so it is readable now: the start is the same. */
+        for (; i < k->nreads; i++)
+            if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) break;
+        if (i == k->nreads) return &k->w;
+        uint64_t v = *(const uint64_t *)(uintptr_t)rv[2 * i];
+        m->att_from = at;
+        m->att_i = i;
+        m->att_v = v;
+        at = branch_find(m, at, i, v);
+        i++;   /* the walk found shares reads 0..i with this one */
+    }
+    return NULL;
+}
+
+uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word)
+{
+    *cap = m->cap;
+    *rbp0_word = (uintptr_t)&m->rbp0;
+    return m->log;
+}
+
+void vt_memo_walked(vt_memo *m, uint32_t nlog)
+{
+    m->nlog = nlog;
+}
+
+void vt_memo_keep(vt_memo *m, const vt_walk *w)
+{
+    if (!m || !m->nlog || !w->n || w->n > m->fmax) return;
+    uint32_t nlog = m->nlog;
+    m->nlog = 0;
+    size_t need = sizeof(vt_kept) + (size_t)nlog * 16 + (size_t)w->n * sizeof(uintptr_t) * (w->sps ? 2 : 1);
+    need = (need + 7) & ~(size_t)7;
+    if (m->top + need > VT_MEMO_ARENA || m->nroots >= VT_MEMO_ROOTS / 2 || m->nbranches >= VT_MEMO_BRANCHES / 2)
+        memo_reset(m);
+    if (m->top + need > VT_MEMO_ARENA) return;
+    uint32_t at = m->top;
+    if (m->att_from) {
+        /* It hangs off the walk it parted from, at the read where it did: the same
+         * address, the value this walk read. Anything else would be a walker bug;
+         * keeping nothing is then the safe answer. */
+        const vt_kept *p = kept(m, m->att_from);
+        uint32_t i = m->att_i;
+        if (i >= nlog || m->log[2 * i] != p->rv[2 * i] || m->log[2 * i + 1] != m->att_v) return;
+        uint32_t s = branch_slot(m->att_from, i, m->att_v);
+        while (m->br[s].to) s = (s + 1) & (VT_MEMO_BRANCHES - 1);
+        m->br[s] = (vt_branch){ .v = m->att_v, .from = m->att_from, .i = i, .to = at };
+        m->nbranches++;
+    } else {
+        uint32_t s = root_slot(m->rsp0);
+        while (m->roots[s].at) {
+            if (m->roots[s].rsp0 == m->rsp0) return;  /* the lookup ended elsewhere: a reset */
+            s = (s + 1) & (VT_MEMO_ROOTS - 1);
+        }
+        m->roots[s] = (vt_root){ .rsp0 = m->rsp0, .at = at };
+        m->nroots++;
+    }
+    vt_kept *k = kept(m, at);
+    k->nreads = nlog;
+    memcpy(k->rv, m->log, (size_t)nlog * 16);
+    uintptr_t *fr = (uintptr_t *)(k->rv + (size_t)nlog * 2);
+    memcpy(fr, w->ips, (size_t)w->n * sizeof(uintptr_t));
+    k->w = *w;
+    k->w.ips = (void *const *)fr;
+    k->w.sps = NULL;
+    if (w->sps) {
+        memcpy(fr + w->n, w->sps, (size_t)w->n * sizeof(uintptr_t));
+        k->w.sps = fr + w->n;
+    }
+    m->top += (uint32_t)need;
+    m->att_from = 0;
+}
+
+void vt_memo_set_id(const vt_walk *w, uint32_t id)
+{
+    ((vt_walk *)w)->id = id;  /* w is in this thread's own arena */
+}
