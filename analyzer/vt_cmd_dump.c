@@ -131,6 +131,9 @@ static void dump_rec(const vt_rec *r)
     case VT_REC_LOST:
         printf("lost t=%" PRIu64 " events=%" PRIu64 "\n", r->time_ns, r->size);
         break;
+    case VT_REC_PAUSE:
+        printf("pause t=%" PRIu64 " tid=%u paused=%" PRIu64 "\n", r->time_ns, r->tid, r->aux0);
+        break;
     case VT_REC_TRAILER:
         printf("trailer t=%" PRIu64 " flags=0x%x", r->time_ns, r->flags);
         for (unsigned i = 0; r->counts && i < VT_REC_TYPE_MAX; i++)

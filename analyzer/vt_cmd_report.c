@@ -272,6 +272,10 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
         printf("   ended: %s\n", (rp->trailer_flags & 1) ? "cleanly" : "with a trailer, not marked clean");
     if (rp->st.lost_events)
         printf("   warning: the recorder dropped %" PRIu64 " events; figures may be low\n", rp->st.lost_events);
+    if (rp->st.pauses)
+        printf("   note: the program paused recording %" PRIu64 " time%s (%s in all); memory allocated or freed "
+               "then is not in these figures\n", rp->st.pauses, rp->st.pauses == 1 ? "" : "s",
+               vt_units_time(b1, rp->st.paused_ns));
     if (rp->st.frees_unmatched)
         printf("   note: %" PRIu64 " free%s matched no traced allocation\n", rp->st.frees_unmatched,
                rp->st.frees_unmatched == 1 ? "" : "s");
@@ -483,6 +487,8 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     }
     json_events(j, &rp->st);
     vt_json_u64(j, "lost_events", rp->st.lost_events);
+    vt_json_u64(j, "pauses", rp->st.pauses);
+    vt_json_u64(j, "paused_ns", rp->st.paused_ns);
     vt_cat_show_json_iterations(j, a, ti);
     vt_json_arr(j, "unwrapped_lookups");
     for (unsigned i = 0; i < rp->nunwrapped; i++) vt_json_str(j, NULL, rp->unwrapped[i]);
@@ -525,11 +531,15 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
         sum.frees_unmatched += s->frees_unmatched;
         sum.allocs_replaced += s->allocs_replaced;
         sum.lost_events += s->lost_events;
+        sum.pauses += s->pauses;
+        sum.paused_ns += s->paused_ns;
         ooms_total += a->t[i].rp->nooms;
         if (a->t[i].rd.stopped || !a->t[i].rp->has_trailer || !(a->t[i].rp->trailer_flags & 1)) clean = 0;
     }
     json_events(&j, &sum);
     vt_json_u64(&j, "lost_events", sum.lost_events);
+    vt_json_u64(&j, "pauses", sum.pauses);
+    vt_json_u64(&j, "paused_ns", sum.paused_ns);
     vt_json_bool(&j, "clean", clean);
     vt_json_u64(&j, "live_at_end_bytes", a->global.live);
     vt_json_u64(&j, "live_at_end_count", a->global.count);

@@ -75,6 +75,7 @@ const char *vt_rec_type_name(unsigned type)
     case VT_REC_LOST: return "lost";
     case VT_REC_TRAILER: return "trailer";
     case VT_REC_PYFRAME: return "pyframe";
+    case VT_REC_PAUSE: return "pause";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "type", type);

@@ -17,6 +17,7 @@ vt_replay *vt_replay_new(int trace, uint64_t rt_base)
     rp->trace = trace;
     rp->rt_base = rt_base;
     rp->stop_time = UINT64_MAX;
+    rp->pause_t0 = UINT64_MAX;
     rp->host.trace = trace;
     return rp;
 }
@@ -706,6 +707,15 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
     case VT_REC_LOST:
         rp->st.lost_events += r->size;
         break;
+    case VT_REC_PAUSE:
+        if (r->aux0 && rp->pause_t0 == UINT64_MAX) {
+            rp->pause_t0 = r->time_ns;
+            rp->st.pauses++;
+        } else if (!r->aux0 && rp->pause_t0 != UINT64_MAX) {
+            rp->st.paused_ns += r->time_ns > rp->pause_t0 ? r->time_ns - rp->pause_t0 : 0;
+            rp->pause_t0 = UINT64_MAX;
+        }
+        break;
     case VT_REC_TRAILER:
         rp->has_trailer = 1;
         rp->trailer_flags = r->flags;
@@ -739,7 +749,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_NVML: on_nvml(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_PYFRAME) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_PAUSE) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }
@@ -840,6 +850,10 @@ void vt_replay_read(vt_replay *rp, vt_reader *rd)
  * ------------------------------------------------------------------------ */
 void vt_replay_finish(vt_replay *rp)
 {
+    if (rp->pause_t0 != UINT64_MAX && rp->last_time > rp->pause_t0) {  /* paused to the end */
+        rp->st.paused_ns += rp->last_time - rp->pause_t0;
+        rp->pause_t0 = rp->last_time;
+    }
     for (size_t i = 0; i < rp->ngroups; i++) group_touch(&rp->groups[i]);
     /* Lookups for the replay only: their memory goes back before the sites are made,
      * where the peak is. */

@@ -179,6 +179,8 @@ typedef struct {
     uint64_t frees_unmatched;   /* a free of nothing live (its allocation was not seen) */
     uint64_t allocs_replaced;   /* an allocation over a live address (its free was not seen) */
     uint64_t lost_events;       /* LOST records: events the recorder dropped */
+    uint64_t pauses;            /* times the program paused recording (PAUSE records) */
+    uint64_t paused_ns;         /* time spent paused, up to the last record */
     uint64_t unknown_records;
     uint64_t unwrapped_lookups;
 } vt_replay_stats;
@@ -188,6 +190,7 @@ struct vt_replay {
     uint64_t rt_base;           /* start_realtime_ns: event time + this = realtime */
     uint64_t stop_time;         /* records timed after this are skipped (UINT64_MAX: none) */
     uint64_t now, last_time;
+    uint64_t pause_t0;          /* when recording was paused; UINT64_MAX: recording */
 
     vt_tracker *global;         /* all device memory of the analysis, or NULL */
     vt_replay_merged_fn merged; /* or NULL */

@@ -68,6 +68,7 @@ typedef struct {
     pid_t       pid;
     uintptr_t   self_lo, self_hi;  /* our own text+data: frames and pointers inside are ours */
     _Atomic int forked;            /* this is a fork child: never touch the parent's trace */
+    _Atomic int paused;            /* the program paused recording (vt_control.c) */
     char        path[VT_PATH_MAX]; /* the expanded output path, once the file is open */
 } vt_global;
 

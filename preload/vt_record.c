@@ -33,6 +33,7 @@ static void announce_slow(void)
 static inline int ready(void)
 {
     int st = atomic_load_explicit(&vt_g.state, memory_order_acquire);
+    if (VT_UNLIKELY(atomic_load_explicit(&vt_g.paused, memory_order_relaxed))) return 0;
     if (VT_LIKELY(st == VT_ST_ACTIVE)) {
         if (VT_UNLIKELY(!vt_tls.announced)) announce_slow();
         return 1;
@@ -60,6 +61,7 @@ static int device_of_ctx(void)
 
 int vt_rec_device(void)
 {
+    if (VT_UNLIKELY(atomic_load_explicit(&vt_g.paused, memory_order_relaxed))) return -1;
     int d;
     TIMED(d, device_of_ctx(), VT_STAT_NS_DEVICE, VT_STAT_N_DEVICE);
     return d;

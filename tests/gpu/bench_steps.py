@@ -40,8 +40,9 @@ def parse_args():
     ap.add_argument("--ab", default=None, metavar="MODES",
                     help="comma-separated modes timed in alternating blocks of --block steps in this "
                          "one process, e.g. fp32,fp16,fp32+history,fp16+history (history: "
-                         "_record_memory_history(stacks='all') on for that block); a process-to-process "
-                         "drift then hits every mode alike. Adds \"modes\" to the JSON line")
+                         "_record_memory_history(stacks='all') on for that block; paused: under "
+                         "vramtrace, recording paused for that block, vramtrace_set_recording(0)); a "
+                         "process-to-process drift then hits every mode alike. Adds \"modes\" to the JSON line")
     ap.add_argument("--block", type=int, default=10, help="steps per block with --ab (default 10)")
     return ap.parse_args()
 
@@ -82,33 +83,51 @@ def stop_history(torch):
         torch.cuda.memory._record_memory_history(False)
 
 
+def set_recording(on):
+    """vramtrace's pause switch (docs/configuration.md); fails when not under vramtrace."""
+    import ctypes
+    f = getattr(ctypes.CDLL(None), "vramtrace_set_recording", None)
+    if f is None or f(1 if on else 0) < 0:
+        raise SystemExit("bench_steps.py: +paused needs vramtrace run (vramtrace_set_recording not found)")
+
+
 def ab_blocks(torch, args, step):
     """Times each mode of --ab in turn, --block steps at a time, until each has had
     --steps steps; returns {mode: {"median_ms", "min_ms", "steps"}}."""
     modes = [m.strip() for m in args.ab.split(",") if m.strip()]
     times = {m: [] for m in modes}
     for m in modes:  # one untimed step each: autocast caches, scaler, history buffers
-        amp, _, hist = m.partition("+")
-        if hist:
+        amp, _, flag = m.partition("+")
+        if flag not in ("", "history", "paused"):
+            raise SystemExit(f"bench_steps.py: unknown mode {m}")
+        if flag == "history":
             start_history(torch, "all")
+        if flag == "paused":
+            set_recording(False)
         step(None if amp == "fp32" else amp)
-        if hist:
+        if flag == "history":
             stop_history(torch)
+        if flag == "paused":
+            set_recording(True)
     while any(len(v) < args.steps for v in times.values()):
         for m in modes:
-            amp, _, hist = m.partition("+")
-            if hist:
+            amp, _, flag = m.partition("+")
+            if flag == "history":
                 err = start_history(torch, "all")
                 if err:
                     raise SystemExit(f"bench_steps.py: _record_memory_history failed: {err}")
+            if flag == "paused":
+                set_recording(False)
             for _ in range(args.block):
                 torch.cuda.synchronize()
                 t0 = time.perf_counter()
                 step(None if amp == "fp32" else amp)
                 torch.cuda.synchronize()
                 times[m].append((time.perf_counter() - t0) * 1e3)
-            if hist:
+            if flag == "history":
                 stop_history(torch)
+            if flag == "paused":
+                set_recording(True)
     return {m: {"median_ms": round(statistics.median(v), 3), "min_ms": round(min(v), 3), "steps": len(v)}
             for m, v in times.items()}
 

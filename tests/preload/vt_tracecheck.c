@@ -182,7 +182,7 @@ static int trace_load(const char *path, trace_t *t)
 static const char *type_name(unsigned t)
 {
     static const char *const names[] = { "NONE", "ALLOC", "FREE", "OOM", "VMM", "POOL_TRIM", "STACK", "MODULE",
-        "DEVICE", "DRIVER", "NVML", "NVML_DEVICE", "THREAD", "STRING", "LOOKUP", "LOST", "TRAILER", "PYFRAME" };
+        "DEVICE", "DRIVER", "NVML", "NVML_DEVICE", "THREAD", "STRING", "LOOKUP", "LOST", "TRAILER", "PYFRAME", "PAUSE" };
     return t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
 }
 
@@ -278,6 +278,9 @@ static void rec_print(FILE *f, const vt_rec *r)
         break;
     case VT_REC_PYFRAME:
         fprintf(f, " id=%u file=%llu func=%llu line=%u", r->id, x0, x1, r->line);
+        break;
+    case VT_REC_PAUSE:
+        fprintf(f, " t=%llu tid=%u paused=%llu", t, r->tid, x0);
         break;
     default:
         fprintf(f, " type=%u", r->type);
