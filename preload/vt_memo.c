@@ -32,7 +32,12 @@
  *
  * Memory: per thread, one MAP_NORESERVE mapping (about 8.3 MB of address space at
  * depth 64, touched as logs are kept: ~2 KB per call path). When the arena or a table
- * fills, everything is dropped and the memo starts over (counted in VRAMTRACE_STATS). */
+ * is full, new walks are not kept, so that a program with a few more call paths than fit
+ * still finds most of them; only after VT_MEMO_REFRESH walks could not be kept is
+ * everything dropped and the memo starts over (counted in VRAMTRACE_STATS), so that a
+ * program whose call paths changed (training, then evaluation) is learnt again. Dropping
+ * at once when full would find nothing at all in a cycle of paths a little longer than
+ * what fits (tests/bench/memo_check.sh). */
 #include "vt_internal.h"
 
 #include <pthread.h>
@@ -42,6 +47,7 @@
 #define VT_MEMO_ARENA    (8u << 20)  /* bytes of kept walks */
 #define VT_MEMO_ROOTS    4096u       /* start -> first kept walk; filled to half at most */
 #define VT_MEMO_BRANCHES 16384u      /* (walk, read, value) -> walk; filled to half at most */
+#define VT_MEMO_REFRESH  8192u       /* walks not kept for want of room before a reset */
 
 /* A kept walk: its log, then its frames and their stack pointers. */
 typedef struct {
@@ -74,6 +80,7 @@ struct vt_memo {
     uint32_t   att_from, att_i;  /* where the last lookup ended: what a new walk hangs off */
     uint64_t   att_v;
     uint32_t   nlog;       /* the walk just done: pairs logged; 0 = not to be kept */
+    uint32_t   refused;    /* walks not kept since the last reset, for want of room */
     uint64_t  *log;        /* cap pairs */
     vt_root   *roots;
     vt_branch *br;
@@ -167,6 +174,7 @@ static void memo_reset(vt_memo *m)
     m->nroots = m->nbranches = 0;
     m->top = 8;
     m->att_from = 0;
+    m->refused = 0;
     if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_MEMO_RESET, 1);
 }
 
@@ -217,8 +225,10 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     m->nlog = 0;
     size_t need = sizeof(vt_kept) + (size_t)nlog * 16 + (size_t)w->n * sizeof(uintptr_t) * (w->sps ? 2 : 1);
     need = (need + 7) & ~(size_t)7;
-    if (m->top + need > VT_MEMO_ARENA || m->nroots >= VT_MEMO_ROOTS / 2 || m->nbranches >= VT_MEMO_BRANCHES / 2)
+    if (m->top + need > VT_MEMO_ARENA || m->nroots >= VT_MEMO_ROOTS / 2 || m->nbranches >= VT_MEMO_BRANCHES / 2) {
+        if (++m->refused < VT_MEMO_REFRESH) return;  /* full: keep what is known */
         memo_reset(m);
+    }
     if (m->top + need > VT_MEMO_ARENA) return;
     uint32_t at = m->top;
     if (m->att_from) {
