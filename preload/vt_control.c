@@ -14,19 +14,26 @@
  * that memory allocated or freed then is missing from its figures. */
 #include "vt_internal.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* Orders the state changes and their records: two threads switching at once must not
+ * leave a resume in the trace before the pause it ends. Taken only by this function. */
+static pthread_mutex_t vt_control_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Returns what recording was before the call: 1 on, 0 paused; -1 when this process is
  * not being traced (disabled, bad configuration, a fork child, a write error). */
 VT_EXPORT int vramtrace_set_recording(int on)
 {
     if (atomic_load_explicit(&vt_g.state, memory_order_acquire) < VT_ST_IDLE) return -1;
+    pthread_mutex_lock(&vt_control_mu);
     int was = atomic_exchange_explicit(&vt_g.paused, on ? 0 : 1, memory_order_acq_rel);
     if (was != !on) {
         vt_rec r = { .type = VT_REC_PAUSE, .device = -1, .tid = (uint32_t)syscall(SYS_gettid), .time_ns = vt_now(),
                      .aux0 = on ? 0 : 1 };
         vt_side_push(&r);
     }
+    pthread_mutex_unlock(&vt_control_mu);
     return !was;
 }
