@@ -8,7 +8,7 @@
 #            recording paused (vramtrace_set_recording) alternate with recorded ones
 #   native   untraced, the native caching allocator, with and without
 #            torch.cuda.memory._record_memory_history(stacks="all")
-# Inside each process the modes (fp32, fp16, and history on or off) take turns in blocks
+# Inside each process the modes (fp32, fp16; history on or off; recording on or paused) take turns in blocks
 # of 10 steps (bench_steps.py --ab), and every process is pinned to the same cores
 # (taskset): the step time of this launch-bound model moved by up to 25% from one
 # process to the next (2026-11-29), which blocks within one process do not see. Prints
