@@ -52,32 +52,32 @@ int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
     return 0;
 }
 
+/* Appends r (just loaded) to *chain; r NULL: says why (err, after what) and frees the
+ * chain. */
+static int chain_add(vt_rules **chain, vt_rules *r, const char *what, const char *err)
+{
+    if (!r) {
+        fprintf(stderr, "vramtrace: %s%s\n", what, err);
+        vt_rules_free(*chain);
+        *chain = NULL;
+        return -1;
+    }
+    if (*chain) vt_rules_chain(*chain, r);
+    else *chain = r;
+    return 0;
+}
+
 int vt_cat_rules_load(const vt_cat_opts *o, vt_rules **out)
 {
     char err[600];
     vt_rules *chain = NULL;
     *out = NULL;
     if (!vt_cat_wanted(o)) return 0;
-    for (size_t i = 0; o && i < o->nrules; i++) {
-        vt_rules *r = vt_rules_load(o->rules[i], err, sizeof err);
-        if (!r) {
-            fprintf(stderr, "vramtrace: %s\n", err);
-            vt_rules_free(chain);
-            return -1;
-        }
-        if (chain) vt_rules_chain(chain, r);
-        else chain = r;
-    }
-    if (!(o && o->no_default_rules)) {
-        vt_rules *def = vt_rules_default(err, sizeof err);
-        if (!def) {
-            fprintf(stderr, "vramtrace: built-in category rules: %s\n", err);
-            vt_rules_free(chain);
-            return -1;
-        }
-        if (chain) vt_rules_chain(chain, def);
-        else chain = def;
-    }
+    for (size_t i = 0; o && i < o->nrules; i++)
+        if (chain_add(&chain, vt_rules_load(o->rules[i], err, sizeof err), "", err)) return -1;
+    if (!(o && o->no_default_rules) &&
+        chain_add(&chain, vt_rules_default(err, sizeof err), "built-in category rules: ", err))
+        return -1;
     *out = chain;
     return 0;
 }

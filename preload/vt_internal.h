@@ -61,6 +61,8 @@ enum {
 
 typedef struct {
     _Atomic int state;
+    _Atomic int paused;            /* the program paused recording (vt_control.c); next to
+                                    * state, so every event's check reads one line */
     int         lookups_on;        /* identify/swap looked-up pointers (off with DISABLE/bad config) */
     vt_config   cfg;
     uint64_t    start_mono_ns;     /* CLOCK_MONOTONIC at the constructor; event times count from it */
@@ -68,7 +70,6 @@ typedef struct {
     pid_t       pid;
     uintptr_t   self_lo, self_hi;  /* our own text+data: frames and pointers inside are ours */
     _Atomic int forked;            /* this is a fork child: never touch the parent's trace */
-    _Atomic int paused;            /* the program paused recording (vt_control.c) */
     char        path[VT_PATH_MAX]; /* the expanded output path, once the file is open */
 } vt_global;
 
@@ -94,6 +95,14 @@ static inline uint64_t vt_now_abs(void)
 
 /* Nanoseconds since the constructor ran (the trace's time base). */
 static inline uint64_t vt_now(void) { return vt_now_abs() - vt_g.start_mono_ns; }
+
+/* The hash step of the recorder's tables (wyhash's multiply-fold): the 128-bit product
+ * folded to 64 bits. */
+static inline uint64_t vt_mix(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
 
 static inline int vt_is_self(uintptr_t a) { return a >= vt_g.self_lo && a < vt_g.self_hi; }
 

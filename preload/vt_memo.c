@@ -132,22 +132,16 @@ vt_memo *vt_memo_get(int max)
 /* ------------------------------------------------------------------------ *
  *  Tables
  * ------------------------------------------------------------------------ */
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 static inline vt_kept *kept(const vt_memo *m, uint32_t at) { return (vt_kept *)(m->arena + at); }
 
 static inline uint32_t root_slot(uintptr_t rsp0)
 {
-    return (uint32_t)(mix(rsp0, 0x9e3779b97f4a7c15ull) & (VT_MEMO_ROOTS - 1));
+    return (uint32_t)(vt_mix(rsp0, 0x9e3779b97f4a7c15ull) & (VT_MEMO_ROOTS - 1));
 }
 
 static inline uint32_t branch_slot(uint32_t from, uint32_t i, uint64_t v)
 {
-    return (uint32_t)(mix(v ^ ((uint64_t)from << 20 | i), 0xe7037ed1a0b428dbull) & (VT_MEMO_BRANCHES - 1));
+    return (uint32_t)(vt_mix(v ^ ((uint64_t)from << 20 | i), 0xe7037ed1a0b428dbull) & (VT_MEMO_BRANCHES - 1));
 }
 
 static inline uint32_t root_find(const vt_memo *m, uintptr_t rsp0)

@@ -171,12 +171,6 @@ static inline PyObj *field(const void *base, int off)
     return *(PyObj *const *)((const char *)base + off);
 }
 
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 /* What tells a code object from a later one at the same address. */
 static inline uint64_t code_tag(const PyObj *code)
 {
@@ -184,12 +178,12 @@ static inline uint64_t code_tag(const PyObj *code)
     uint64_t f = (uint64_t)(uintptr_t)field(code, L->co_filename);
     uint64_t q = (uint64_t)(uintptr_t)field(code, L->co_qualname >= 0 ? L->co_qualname : L->co_name);
     int line = *(const int *)((const char *)code + L->co_firstlineno);
-    return mix(f ^ 0x9e3779b97f4a7c15ull, q ^ ((uint64_t)(uint32_t)line << 1 | 1));
+    return vt_mix(f ^ 0x9e3779b97f4a7c15ull, q ^ ((uint64_t)(uint32_t)line << 1 | 1));
 }
 
 static inline uint64_t loc_hash(uintptr_t code, int32_t k)
 {
-    return mix(code ^ ((uint64_t)(uint32_t)k << 40), 0x9e3779b97f4a7c15ull);
+    return vt_mix(code ^ ((uint64_t)(uint32_t)k << 40), 0x9e3779b97f4a7c15ull);
 }
 
 static uint32_t loc_find(const vt_loc_ent *t, uint32_t cap, uintptr_t code, int32_t k, uint64_t tag)

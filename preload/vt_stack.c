@@ -81,27 +81,21 @@ uint64_t vt_stack_dropped(void)
 /* ------------------------------------------------------------------------ *
  *  Hashing (wyhash-style multiply-fold)
  * ------------------------------------------------------------------------ */
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 static uint64_t hash_ips(void *const *ips, int n)
 {
     const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull;
-    uint64_t h = mix((uint64_t)n ^ k0, k1);
+    uint64_t h = vt_mix((uint64_t)n ^ k0, k1);
     int i = 0;
     for (; i + 1 < n; i += 2)
-        h = mix((uint64_t)(uintptr_t)ips[i] ^ h ^ k0, (uint64_t)(uintptr_t)ips[i + 1] ^ k1);
-    if (i < n) h = mix((uint64_t)(uintptr_t)ips[i] ^ h ^ k0, k1);
-    h = mix(h, k0 ^ k1);
+        h = vt_mix((uint64_t)(uintptr_t)ips[i] ^ h ^ k0, (uint64_t)(uintptr_t)ips[i + 1] ^ k1);
+    if (i < n) h = vt_mix((uint64_t)(uintptr_t)ips[i] ^ h ^ k0, k1);
+    h = vt_mix(h, k0 ^ k1);
     return h ? h : 1;
 }
 
 static inline uint64_t node_hash(uint32_t parent, uint64_t ip)
 {
-    return mix(ip ^ 0x8ebc6af09c88c6e3ull, ((uint64_t)parent << 1 | 1) ^ 0x589965cc75374cc3ull);
+    return vt_mix(ip ^ 0x8ebc6af09c88c6e3ull, ((uint64_t)parent << 1 | 1) ^ 0x589965cc75374cc3ull);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -207,11 +201,11 @@ static uint32_t splice(const vt_walk *w, vt_extra *x)
         }
     }
     /* the key: the native walk, then the scopes, then each group with its place */
-    uint64_t h = mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
-    for (int i = 0; i < x->nscope; i++) h = mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
+    uint64_t h = vt_mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
+    for (int i = 0; i < x->nscope; i++) h = vt_mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
     for (int g = 0, i = 0; g < ps->ngroups; g++) {
-        h = mix(h ^ ((uint64_t)(uint32_t)x->at[g] << 32 | ps->end[g]), 0xe7037ed1a0b428dbull);
-        for (; i < ps->end[g]; i++) h = mix(h ^ ps->id[i], 0xa0761d6478bd642full);
+        h = vt_mix(h ^ ((uint64_t)(uint32_t)x->at[g] << 32 | ps->end[g]), 0xe7037ed1a0b428dbull);
+        for (; i < ps->end[g]; i++) h = vt_mix(h ^ ps->id[i], 0xa0761d6478bd642full);
     }
     if (!h) h = 1;
     uint32_t id = leaf_find(h);

@@ -33,31 +33,25 @@ static struct {
     _Atomic uint64_t dropped;
 } vt_s = { .mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
 
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 /* wyhash-style: 8 bytes per multiply. */
 uint64_t vt_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
     const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull;
     const uint8_t *b = p;
-    uint64_t h = mix(seed ^ k0 ^ n, k1);
+    uint64_t h = vt_mix(seed ^ k0 ^ n, k1);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, b, 8);
-        h = mix(w ^ h ^ k0, k1);
+        h = vt_mix(w ^ h ^ k0, k1);
         b += 8;
         n -= 8;
     }
     if (n) {
         uint64_t w = 0;
         memcpy(&w, b, n);
-        h = mix(w ^ h ^ k1, k0 ^ n);
+        h = vt_mix(w ^ h ^ k1, k0 ^ n);
     }
-    h = mix(h, k0 ^ k1);
+    h = vt_mix(h, k0 ^ k1);
     return h ? h : 1;
 }
 

@@ -32,13 +32,9 @@ static int same(const vt_rec *a, const vt_rec *b)
 
 /* One chunk of more records than the event path keeps decoded per chunk: the rest of
  * it is read record by record, and must come out the same. */
-static int big_chunk(const char *path)
+/* A minimal file header: magic, version, and three empty strings (host, exe, argv). */
+static void write_header(FILE *f)
 {
-    enum { M = 300000 };
-    uint8_t *raw = malloc((size_t)M * 40);
-    vt_rec *recs = calloc(M, sizeof *recs);
-    FILE *f = fopen(path, "wb");
-    if (!raw || !recs || !f) { perror(path); return 1; }
     vt_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
@@ -47,6 +43,16 @@ static int big_chunk(const char *path)
     fwrite(&h, sizeof h, 1, f);
     uint32_t zero = 0;
     for (int i = 0; i < 3; i++) fwrite(&zero, 4, 1, f);
+}
+
+static int big_chunk(const char *path)
+{
+    enum { M = 300000 };
+    uint8_t *raw = malloc((size_t)M * 40);
+    vt_rec *recs = calloc(M, sizeof *recs);
+    FILE *f = fopen(path, "wb");
+    if (!raw || !recs || !f) { perror(path); return 1; }
+    write_header(f);
     vt_codec c;
     vt_codec_reset(&c, 1000);
     size_t len = 0;
@@ -115,14 +121,7 @@ int main(int argc, char **argv)
     uint8_t *raw = malloc((size_t)CHUNK + 512), *enc = malloc(512);
     FILE *f = fopen(path, "wb");
     if (!recs || !raw || !enc || !f) { perror(path); return 2; }
-    vt_file_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, VT_MAGIC, VT_MAGIC_LEN);
-    h.version_major = VT_VERSION_MAJOR;
-    h.header_size = sizeof h + 12;
-    fwrite(&h, sizeof h, 1, f);
-    uint32_t zero = 0;
-    for (int i = 0; i < 3; i++) fwrite(&zero, 4, 1, f);
+    write_header(f);
 
     vt_codec c;
     size_t len = 0, nrec = 0;

@@ -31,6 +31,26 @@ void tp_api_direct(tp_api *a);   /* tp_direct.c */
 
 static tp_api g_api;
 
+/* cuMemAlloc and cuMemFree as the tests here make them: counted for the fake driver's
+ * tallies and, with fn (the function the recorded stack must name), logged as expected
+ * records; fn NULL: made but not expected in the trace. Always inlined, so that the
+ * stack is the caller's own. */
+static inline __attribute__((always_inline)) CUdeviceptr alloc_as(size_t size, void *fn)
+{
+    CUdeviceptr d = 0;
+    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
+    TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
+    if (fn) tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, fn);
+    return d;
+}
+
+static inline __attribute__((always_inline)) void free_as(CUdeviceptr d, void *fn)
+{
+    tp_calling(FAKECUDA_FN_cuMemFree_v2);
+    TP_CK(cuMemFree(d), CUDA_SUCCESS);
+    if (fn) tp_free(VT_KIND_MEM_FREE, d, 0, 0, fn);
+}
+
 /* ------------------------------------------------------------------------ *
  *  Threads: direct calls from the thread function itself
  * ------------------------------------------------------------------------ */
@@ -43,16 +63,8 @@ TP_NOINLINE void *tp_worker(void *p)
     char name[16];
     snprintf(name, sizeof name, "tp-worker-%d", w->index);
     pthread_setname_np(pthread_self(), name);
-    for (int i = 0; i < w->n; i++) {
-        CUdeviceptr d = 0;
-        size_t size = 256 + (size_t)(i % 100) * 16 + (size_t)w->index;
-        tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-        TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
-        tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, self);
-        tp_calling(FAKECUDA_FN_cuMemFree_v2);
-        TP_CK(cuMemFree(d), CUDA_SUCCESS);
-        tp_free(VT_KIND_MEM_FREE, d, 0, 0, self);
-    }
+    for (int i = 0; i < w->n; i++)
+        free_as(alloc_as(256 + (size_t)(i % 100) * 16 + (size_t)w->index, self), self);
     return NULL;
 }
 
@@ -75,18 +87,12 @@ static int run_threads(int t, int n)
  * ------------------------------------------------------------------------ */
 TP_NOINLINE CUdeviceptr tp_parent_alloc(size_t size)
 {
-    CUdeviceptr d = 0;
-    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-    TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
-    tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, (void *)tp_parent_alloc);
-    return d;
+    return alloc_as(size, (void *)tp_parent_alloc);
 }
 
 TP_NOINLINE void tp_parent_free(CUdeviceptr d)
 {
-    tp_calling(FAKECUDA_FN_cuMemFree_v2);
-    TP_CK(cuMemFree(d), CUDA_SUCCESS);
-    tp_free(VT_KIND_MEM_FREE, d, 0, 0, (void *)tp_parent_free);
+    free_as(d, (void *)tp_parent_free);
 }
 
 /* The child's allocations have odd sizes, so that one leaking into the parent's trace
@@ -152,15 +158,7 @@ static atomic_int g_stop;
 TP_NOINLINE void *tp_busy(void *p)
 {
     (void)p;
-    while (!atomic_load(&g_stop)) {
-        CUdeviceptr d = 0;
-        tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-        TP_CK(cuMemAlloc(&d, 999), CUDA_SUCCESS);
-        tp_alloc(VT_KIND_MEM_ALLOC, d, 999, 0, 0, (void *)tp_busy);
-        tp_calling(FAKECUDA_FN_cuMemFree_v2);
-        TP_CK(cuMemFree(d), CUDA_SUCCESS);
-        tp_free(VT_KIND_MEM_FREE, d, 0, 0, (void *)tp_busy);
-    }
+    while (!atomic_load(&g_stop)) free_as(alloc_as(999, (void *)tp_busy), (void *)tp_busy);
     return NULL;
 }
 
@@ -201,13 +199,7 @@ static int run_fork_busy(void)
  * ------------------------------------------------------------------------ */
 TP_NOINLINE void tp_sigkill_work(int n)
 {
-    for (int i = 0; i < n; i++) {
-        CUdeviceptr d = 0;
-        size_t size = 4096 + (size_t)i;
-        tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-        TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
-        tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, (void *)tp_sigkill_work);
-    }
+    for (int i = 0; i < n; i++) alloc_as(4096 + (size_t)i, (void *)tp_sigkill_work);
 }
 
 static int run_sigkill(int n)
@@ -252,14 +244,7 @@ static int run_multidev(void)
  * not matter. */
 TP_NOINLINE void tp_path_leaf(void *fn, unsigned salt)
 {
-    CUdeviceptr d = 0;
-    size_t size = 4096 + salt;
-    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-    TP_CK(cuMemAlloc(&d, size), CUDA_SUCCESS);
-    tp_alloc(VT_KIND_MEM_ALLOC, d, size, 0, 0, fn);
-    tp_calling(FAKECUDA_FN_cuMemFree_v2);
-    TP_CK(cuMemFree(d), CUDA_SUCCESS);
-    tp_free(VT_KIND_MEM_FREE, d, 0, 0, fn);
+    free_as(alloc_as(4096 + salt, fn), fn);
 }
 
 static volatile unsigned g_salt;
@@ -296,27 +281,16 @@ static int run_paths(int rounds)
 TP_NOINLINE int tp_pause_run(void)
 {
     int (*set)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "vramtrace_set_recording");
-    CUdeviceptr a = 0, b = 0, c = 0;
-    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-    TP_CK(cuMemAlloc(&a, 1u << 20), CUDA_SUCCESS);
-    tp_alloc(VT_KIND_MEM_ALLOC, a, 1u << 20, 0, 0, (void *)tp_pause_run);
+    void *self = (void *)tp_pause_run;
+    CUdeviceptr a = alloc_as(1u << 20, self);
     if (!set) tp_die("vramtrace_set_recording not found: is the recorder preloaded?");
     if (set(0) != 1) tp_die("pause: recording was not on");
-    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-    TP_CK(cuMemAlloc(&b, 2u << 20), CUDA_SUCCESS);   /* not recorded: not expected */
-    tp_calling(FAKECUDA_FN_cuMemFree_v2);
-    TP_CK(cuMemFree(b), CUDA_SUCCESS);
+    free_as(alloc_as(2u << 20, NULL), NULL);   /* not recorded: not expected */
     if (set(0) != 0) tp_die("second pause: recording was not paused");
     if (set(1) != 0) tp_die("resume: recording was not paused");
-    tp_calling(FAKECUDA_FN_cuMemAlloc_v2);
-    TP_CK(cuMemAlloc(&c, 3u << 20), CUDA_SUCCESS);
-    tp_alloc(VT_KIND_MEM_ALLOC, c, 3u << 20, 0, 0, (void *)tp_pause_run);
-    tp_calling(FAKECUDA_FN_cuMemFree_v2);
-    TP_CK(cuMemFree(a), CUDA_SUCCESS);
-    tp_free(VT_KIND_MEM_FREE, a, 0, 0, (void *)tp_pause_run);
-    tp_calling(FAKECUDA_FN_cuMemFree_v2);
-    TP_CK(cuMemFree(c), CUDA_SUCCESS);
-    tp_free(VT_KIND_MEM_FREE, c, 0, 0, (void *)tp_pause_run);
+    CUdeviceptr c = alloc_as(3u << 20, self);
+    free_as(a, self);
+    free_as(c, self);
     return 0;
 }
 
