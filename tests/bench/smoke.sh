@@ -25,7 +25,12 @@ done
 "$bin/gen_trace" -n 10000 -k 500 -l 2000 -o "$tmp/gen2.vtrace" > /dev/null
 cmp -s "$tmp/gen.vtrace" "$tmp/gen2.vtrace" || fail "gen_trace is not deterministic"
 
-# 2. The analyzer reads it.
+# 2. The replay alone (bench_replay) finds the peak the generator made.
+rep=$("$bin/bench_replay" "$tmp/gen.vtrace" -r 2) || fail "bench_replay"
+expect "$rep" peak "$(kv "$(tail -1 "$tmp/gen.out")" peak_bytes)" "bench_replay"
+expect "$rep" events 10000 "bench_replay"
+
+# 3. The analyzer reads it.
 if [ "$cli" != - ]; then
   "$cli" report "$tmp/gen.vtrace" > "$tmp/report.txt" 2> "$tmp/report.err" || fail "vramtrace report: $(cat "$tmp/report.err")"
   [ -s "$tmp/report.txt" ] || fail "vramtrace report printed nothing"
@@ -33,7 +38,7 @@ if [ "$cli" != - ]; then
   [ -s "$tmp/top.txt" ] || fail "vramtrace top printed nothing"
 fi
 
-# 3. bench_alloc runs untraced and traced, and the traced run recorded every pair at the
+# 4. bench_alloc runs untraced and traced, and the traced run recorded every pair at the
 #    requested depth without losing events.
 if [ "$alloc" != - ]; then
   out=$("$alloc" -m cuda -d 16 -n 2000 -w 100) || fail "bench_alloc untraced"
