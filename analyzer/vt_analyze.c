@@ -186,11 +186,13 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         }
     }
     vt_progress_done(&prog);
-    for (int i = 0; i < n; i++) vt_replay_finish(a->t[i].rp);
-    /* Lifetimes before the sites: what they read (live sets, category logs) is freed
-     * before the sites' memory is taken, so that the two never add up at the peak. */
+    /* The live sets go first, then the category logs (in vt_cat_lifetimes), before the
+     * sites' memory is taken, so that none of them add up at the peak. */
+    for (int i = 0; i < n; i++) {
+        vt_replay_finish(a->t[i].rp);
+        vt_replay_drop_live(a->t[i].rp);
+    }
     if (vt_cat_lifetimes(a, o ? o->cat : NULL)) return 2;
-    for (int i = 0; i < n; i++) vt_replay_drop_live(a->t[i].rp);
 
     for (int i = 0; i < n; i++) {
         vt_trace *t = &a->t[i];

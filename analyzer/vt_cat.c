@@ -114,6 +114,8 @@ int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o)
             fprintf(stderr, "vramtrace: out of memory while inferring categories\n");
             return -1;
         }
+        /* all that is needed of the log is in t->cat now */
+        if (t->rp->catlog) vt_catlog_free(t->rp->catlog);
         if (debug && t->cat->niters) {
             for (size_t k = 0; k < t->cat->niters; k++)
                 fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",

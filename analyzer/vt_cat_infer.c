@@ -74,6 +74,7 @@ void vt_catlog_free(vt_catlog *l)
 {
     free(l->e);
     free(l->big);
+    free(l->live_end);
     memset(l, 0, sizeof *l);
 }
 
@@ -577,11 +578,10 @@ static void vote(const vt_replay *rp, vt_cat_trace *ct, uint64_t (*votes)[VT_CAT
         votes[e->group][label(ct->iters, ct->niters, vt_catlog_alloc_time(l, e), e->time)] += sz ? sz : 1;
         ct->evidence[e->group] = 1;
     }
-    for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
-        const vt_live *e = &rp->live[i];
-        if (!e->space || e->space == VT_SPACE_MAPPING || e->group >= ng) continue;
-        if (rp->groups[e->group].cls != VT_CLASS_DEVICE || e->aux >= ct->window_end) continue;
-        votes[e->group][label(ct->iters, ct->niters, e->aux, FREE_NEVER)] += e->size ? e->size : 1;
+    for (size_t i = 0; i < l->nlive_end; i++) {
+        const vt_catlog_live *e = &l->live_end[i];
+        if (e->group >= ng) continue;
+        votes[e->group][label(ct->iters, ct->niters, e->time, FREE_NEVER)] += e->size ? e->size : 1;
         ct->evidence[e->group] = 1;
     }
 }

@@ -42,9 +42,17 @@ typedef struct {
 #define VT_CATLOG_MAX   (1u << 19)
 #define VT_CATLOG_NONE  0xffffffu   /* vt_live.logix of an allocation not logged */
 
+/* An allocation made inside the window and still live at the end of the trace. */
+typedef struct {
+    uint64_t time, size;
+    uint32_t group;
+} vt_catlog_live;
+
 typedef struct {
     vt_catlog_ent *e;
     size_t n, cap;
+    vt_catlog_live *live_end;   /* set by vt_replay_drop_live, from the live set it frees */
+    size_t nlive_end;
     uint64_t *big;          /* sizes of VT_CATLOG_BIG bytes or more */
     size_t nbig, big_cap;
     int full;               /* VT_CATLOG_MAX reached: later events are not logged */

@@ -155,7 +155,9 @@ static int live_grow(vt_replay *rp)
     return 0;
 }
 
-/* Finds the entry of (space, addr), or makes an empty one (size 0) and sets *fresh.
+/* Finds the entry of (space, addr), or the free slot where it goes and sets *fresh:
+ * counted as used, left for the caller to fill with one whole-entry store (a memset,
+ * then a bitfield's read-modify-write of the same bytes, stalls on store forwarding).
  * The pointer is valid until the next insert or delete. */
 static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr, int *fresh)
 {
@@ -171,9 +173,6 @@ static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr,
             return e;
         }
         if (!e->space) {
-            memset(e, 0, sizeof *e);
-            e->space = (uint8_t)space;
-            e->addr = addr;
             rp->live_n++;
             *fresh = 1;
             return e;
@@ -217,7 +216,7 @@ static void live_delete(vt_replay *rp, vt_live *e)
             i = j;
         }
     }
-    rp->live[i].space = 0;
+    rp->live[i] = (vt_live){ 0 };   /* whole: a bitfield's store reads the word first */
     rp->live_n--;
 }
 
@@ -241,6 +240,13 @@ static uint32_t *vmm_counts(vt_replay *rp, uint64_t handle, int create)
 /* ------------------------------------------------------------------------ *
  *  Groups and trackers
  * ------------------------------------------------------------------------ */
+/* Moves on with every tracker's epoch, of whatever replay: a group whose `gen` equals
+ * it has no peak to catch up with, which one compare tells (against up to three
+ * trackers' epochs otherwise, at every event). Global because the trackers it stands
+ * for are shared by replays (the analysis's total, merged devices) and added to groups
+ * from outside (vt_series.c, vt_export_csv.c); replays run on the caller's thread. */
+static uint64_t peak_gen = 1;
+
 static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int device);
 
 /* Stack ids are the recorder's node ids, counted from 1, so an array indexed by them
@@ -328,22 +334,20 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     }
     /* The group did not exist at any peak so far: its value there was 0. */
     for (unsigned k = 0; k < g->ntk; k++) g->stamp[k] = g->tk[k]->epoch;
+    g->gen = peak_gen;
     if (vt_idmap_put(&rp->group_ix, key, gi)) return UINT32_MAX;
     rp->ngroups++;
     rp->gcache_key[ci] = key + 1;
     return rp->gcache_val[ci] = gi;
 }
 
+
 /* Before a group changes, it remembers its value at the latest peak of each tracker
  * whose peak it has not seen yet. */
 static inline void group_touch(vt_group *g)
 {
-    /* Nearly always there is nothing to remember: say so without a loop (every group
-     * feeds one tracker at least). */
-    unsigned n = g->ntk;
-    if (g->stamp[0] == g->tk[0]->epoch &&
-        (n < 2 || (g->stamp[1] == g->tk[1]->epoch && (n < 3 || g->stamp[2] == g->tk[2]->epoch))))
-        return;
+    if (g->gen == peak_gen) return;
+    g->gen = peak_gen;
     for (unsigned k = 0; k < g->ntk; k++) {
         const vt_tracker *t = g->tk[k];
         if (g->stamp[k] != t->epoch) {
@@ -371,6 +375,7 @@ static inline void group_add(vt_replay *rp, vt_group *g, uint64_t size)
             t->peak_rt = rp->rt_base + rp->now;
             t->trace = rp->trace;
             t->epoch++;
+            peak_gen++;
         }
     }
 }
@@ -428,10 +433,11 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
                 vt_catlog_push_free(rp->catlog, e->group, r->time_ns, e->logix);
         }
     }
-    e->size = r->size;
-    e->aux = r->time_ns;
-    e->group = gi;
-    e->logix = VT_CATLOG_NONE;
+    vt_group *g = &rp->groups[gi];
+    uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
+                         ? vt_catlog_push_alloc(rp->catlog, gi, r->time_ns, r->size) : VT_CATLOG_NONE;
+    *e = (vt_live){ .addr = r->addr, .size = r->size, .aux = r->time_ns, .group = gi,
+                    .space = space & 0xff, .logix = logix & 0xffffff };
     if (space == VT_SPACE_VMM_HANDLE) {
         uint32_t *c = vmm_counts(rp, r->addr, 1);
         if (c) {
@@ -439,13 +445,10 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
             c[1] = 0;
         }
     }
-    vt_group *g = &rp->groups[gi];
     g->nallocs++;
     g->total_bytes += r->size;
     group_add(rp, g, r->size);
     vt_life_alloc(&g->life, g->nallocs, r->time_ns);
-    if (rp->catlog && g->cls == VT_CLASS_DEVICE)
-        e->logix = vt_catlog_push_alloc(rp->catlog, gi, r->time_ns, r->size);
 }
 
 static void on_free(vt_replay *rp, const vt_ev *r)
@@ -774,8 +777,10 @@ static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *r
     const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
     __builtin_prefetch(l);
     __builtin_prefetch(l + 1); /* the same line, or the next one; never dereferenced */
-    if (e->type == VT_REC_ALLOC && e->stack_id < rp->nstack_group)
-        __builtin_prefetch(&rp->stack_group[2 * (size_t)e->stack_id]);
+    /* An allocation's stack_group entry; a free's (stack 0, mostly) is a harmless guess,
+     * made rather than a branch on the type, which comes at random. */
+    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
+    __builtin_prefetch(rp->stack_group + 2 * (size_t)s);
 }
 
 static inline void replay_ev(vt_replay *rp, const vt_ev *e)
@@ -793,14 +798,15 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
 
 static inline __attribute__((always_inline)) void group_prefetch(const vt_replay *rp, const vt_ev *e)
 {
-    uint32_t gi = UINT32_MAX;
-    if (e->type == VT_REC_ALLOC) {
-        if (e->stack_id < rp->nstack_group) gi = rp->stack_group[2 * (size_t)e->stack_id] - 1;
-    } else {
-        const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
-        if (l->addr == e->addr) gi = l->group;
-    }
-    if (gi >= rp->ngroups) return;
+    /* Both guesses are read and one is kept by a mask: a branch on the type would
+     * be mispredicted every other event. */
+    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
+    uint32_t ga = rp->nstack_group ? rp->stack_group[2 * (size_t)s] - 1 : UINT32_MAX;
+    const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
+    uint32_t gf = l->addr == e->addr ? l->group : UINT32_MAX;
+    uint32_t m = -(uint32_t)(e->type == VT_REC_ALLOC);
+    uint32_t gi = (ga & m) | (gf & ~m);
+    gi &= -(uint32_t)(gi < rp->ngroups);  /* else group 0: groups exist by the first prefetch */
     /* the fields an event touches: up to `site` (vt_replay.h) */
     const char *g = (const char *)&rp->groups[gi];
     __builtin_prefetch(g);
@@ -866,8 +872,29 @@ void vt_replay_finish(vt_replay *rp)
     shrink((void **)&rp->nodes, &rp->nodes_cap, rp->nnodes, sizeof *rp->nodes);
 }
 
+/* The device allocations of the category log's window still live: what category
+ * inference needs of the live set (vt_cat_infer.c). */
+static void keep_live_end(vt_replay *rp)
+{
+    vt_catlog *l = rp->catlog;
+    uint64_t end = l->full ? l->full_time : UINT64_MAX;
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
+            const vt_live *e = &rp->live[i];
+            if (!e->space || e->space == VT_SPACE_MAPPING || e->group >= rp->ngroups) continue;
+            if (rp->groups[e->group].cls != VT_CLASS_DEVICE || e->aux >= end) continue;
+            if (pass) l->live_end[l->nlive_end++] = (vt_catlog_live){ e->aux, e->size, e->group };
+            else n++;
+        }
+        if (pass || !n) break;
+        if (!(l->live_end = malloc(n * sizeof *l->live_end))) { l->nomem = 1; break; }
+    }
+}
+
 void vt_replay_drop_live(vt_replay *rp)
 {
+    if (rp->catlog && !rp->catlog->live_end) keep_live_end(rp);
     free(rp->live);
     rp->live = NULL;
     rp->live_mask = rp->live_n = rp->mappings = 0;
@@ -876,5 +903,4 @@ void vt_replay_drop_live(vt_replay *rp)
     free(rp->vmm_counts);
     rp->vmm_counts = NULL;
     rp->nvmm = rp->vmm_cap = 0;
-    if (rp->catlog) vt_catlog_free(rp->catlog);
 }

@@ -75,6 +75,7 @@ typedef struct {
     uint64_t stamp[VT_MAX_TRACK];
     vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
     vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h) */
+    uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
     /* not touched by the replay's events */
     uint32_t site;          /* vt_sites index, set after the replay */
     uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
@@ -82,7 +83,7 @@ typedef struct {
     uint64_t at_peak[VT_MAX_TRACK];
     uint64_t at_peak_count[VT_MAX_TRACK];
     uint8_t  cat_flags;     /* VT_CATF_* */
-    uint8_t  spare[15];     /* to 192 bytes: 3 cache lines */
+    uint8_t  spare[7];      /* to 192 bytes: 3 cache lines */
 } vt_group;
 _Static_assert(sizeof(vt_group) % 64 == 0, "vt_group: a whole number of cache lines");
 
@@ -271,9 +272,10 @@ void vt_replay_read(vt_replay *rp, vt_reader *rd);
  * the lookups only the replay uses and trims the node and group arrays to size. */
 void vt_replay_finish(vt_replay *rp);
 
-/* Frees the live set, the VMM counts and the category log, which nothing needs once
- * categories are inferred (vt_cat_infer reads them): the memory goes back before the
- * stacks are folded into sites, so that the two never add up. */
+/* Frees the live set and the VMM counts once the replay is done, keeping in the
+ * category log the one thing inference needs of them (the device allocations of its
+ * window still live): the memory goes back before categories are inferred and stacks
+ * folded, so that none of them add up. */
 void vt_replay_drop_live(vt_replay *rp);
 
 static inline vt_device *vt_replay_device(const vt_replay *rp, int device)
