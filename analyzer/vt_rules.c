@@ -22,8 +22,14 @@ typedef struct {
     uint8_t bare;           /* function glob without '(': matched against the bare name */
     uint8_t base;           /* file glob without '/': matched against the base name */
     uint8_t frame_kind;     /* K_FRAME: vt_frame_kind */
+    uint8_t star_only;      /* glob: no '?', '[' or '\\': star_match, not fnmatch */
     uint16_t pre_len;       /* regex: text must start with pat[1 .. 1 + pre_len) (re_prefix) */
     char *pat;
+    char **lits;            /* regex: text must hold one of these (re_literals); NULL: none */
+    int nlits;
+    uint8_t lits_at_start;  /* ... and at its start */
+    int8_t last_hit;        /* cond_frame's answer for last_text: interned strings repeat */
+    const char *last_text;
     regex_t re;
 } cond;
 
@@ -41,13 +47,29 @@ typedef struct {
 /* Memo: (frame strings, frame kind, call kind) -> first matching category rule and
  * first matching cache rule. Frame strings are interned by vt_sites, so pointers
  * compare as strings. 32 bytes, up to 3/4 full: one per distinct frame of a trace's
- * stacks, and it is held while the sites are, at the analysis' peak. */
+ * stacks, up to MEMO_MAX_SLOTS; it is held while the sites are, at the analysis' peak. */
 typedef struct {
     const char *function, *file, *module;   /* function NULL: an empty slot */
     int16_t cat_rule, cache_rule;
     uint8_t fkind, call;
 } memo_ent;
 #define MEMO_MAX_RULES INT16_MAX            /* rule indexes a memo_ent can hold */
+/* Slots at most (2 MiB): past that the memo keeps what it knows and takes no more. A
+ * trace of many distinct frames (unresolved ones, each its own name) would otherwise
+ * make the memo the largest thing the analysis holds, for little: the contexts make a
+ * frame it misses cheap to match. */
+#define MEMO_MAX_SLOTS (1u << 16)
+
+/* Contexts: what a frame has but its function (module, file, frame kind) and the call
+ * -> the rules whose conditions on those all hold there, in order (r->cand[first ..
+ * first + n)). A trace's frames share few contexts, and most rules fail on one of
+ * those fields, so a frame the memo has not seen runs the function conditions of the
+ * few rules left rather than every rule. */
+typedef struct {
+    const char *module, *file, *file_base;
+    uint8_t fkind, call, used;
+    uint32_t first, n;
+} ctx_ent;
 
 struct vt_rules {
     char *origin;
@@ -58,6 +80,10 @@ struct vt_rules {
     uint16_t base;          /* ids of this set are base + local */
     memo_ent *memo;
     size_t memo_mask, memo_n;
+    ctx_ent *ctx;
+    size_t ctx_mask, ctx_n;
+    uint32_t *cand;
+    size_t ncand, cand_cap;
     vt_rules *next;
 };
 
@@ -79,6 +105,8 @@ void vt_rules_free(vt_rules *r)
                 cond *c = &r->rules[i].conds[k];
                 if (c->is_re) regfree(&c->re);
                 free(c->pat);
+                for (int l = 0; l < c->nlits; l++) free(c->lits[l]);
+                free(c->lits);
             }
             free(r->rules[i].conds);
         }
@@ -86,6 +114,8 @@ void vt_rules_free(vt_rules *r)
         for (size_t i = 0; i < r->nsections; i++) free(r->sections[i]);
         free(r->sections);
         free(r->memo);
+        free(r->ctx);
+        free(r->cand);
         free(r->origin);
         free(r);
         r = next;
@@ -215,32 +245,86 @@ static int parse_cats(rule *ru, const char *tok)
     return ru->ncats ? 0 : -1;
 }
 
-/* The literal text an anchored extended regex needs at the start of what it matches
- * ("^torch::optim::" -> "torch::optim::"): a cheap test that rules most text out before
- * regexec runs. 0 when there is none or an alternation at the top level could match
- * without it. */
-static uint16_t re_prefix(const char *re)
+/* A '|' outside any group (an unterminated bracket expression counts as one). */
+static int top_level_alt(const char *re)
 {
-    if (re[0] != '^') return 0;
     int depth = 0;
-    for (const char *p = re; *p; p++) {       /* any top-level '|': no prefix */
+    for (const char *p = re; *p; p++) {
         if (*p == '\\' && p[1]) { p++; continue; }
         if (*p == '[') {                       /* a bracket expression: all literal */
             p++;
             if (*p == '^') p++;
             if (*p == ']') p++;
             while (*p && *p != ']') p++;
-            if (!*p) return 0;
+            if (!*p) return 1;
             continue;
         }
         if (*p == '(') depth++;
         else if (*p == ')') depth--;
-        else if (*p == '|' && depth <= 0) return 0;
+        else if (*p == '|' && depth <= 0) return 1;
     }
+    return 0;
+}
+
+/* The literal text an anchored extended regex needs at the start of what it matches
+ * ("^torch::optim::" -> "torch::optim::"): a cheap test that rules most text out before
+ * regexec runs. 0 when there is none or an alternation at the top level could match
+ * without it. */
+static uint16_t re_prefix(const char *re)
+{
+    if (re[0] != '^' || top_level_alt(re)) return 0;  /* any top-level '|': no prefix */
     size_t n = strcspn(re + 1, ".[]()*+?{}|\\^$");
     /* a quantifier that allows none of the last character makes it optional */
     if (n && (re[1 + n] == '*' || re[1 + n] == '?' || re[1 + n] == '{')) n--;
     return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* The literals an extended regex needs one of: a regex of literal characters alone,
+ * or one that starts with a group of literal alternatives ("(Autotun|autotun)",
+ * "^(cublas|cudnn)[A-Z_]"); anchored by '^' they must start the text. Frames are
+ * mostly unresolved or unrelated names, and a substring search rules them out in a
+ * fraction of regexec's time. Returns 0 (none found: regexec decides alone) or the count. */
+static int is_lit(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == ':' || ch == '-' || ch == '/' || ch == ' ' || ch == '<' || ch == '>' ||
+           ch == ',' || ch == '=' || ch == '@' || ch == '%' || ch == '!' || ch == '#' || ch == '~';
+}
+
+static int re_literals(cond *c, const char *re)
+{
+    const char *p = re;
+    c->lits_at_start = *p == '^';
+    if (*p == '^') p++;
+    const char *start = p, *stop;
+    if (*p == '(') {
+        start = ++p;
+        while (is_lit(*p) || *p == '|') p++;
+        /* an optional group, or a top-level '|' after it, needs none of them */
+        if (*p != ')' || p[1] == '?' || p[1] == '*' || p[1] == '{' || top_level_alt(p + 1)) return 0;
+        stop = p;
+    } else {
+        while (is_lit(*p)) p++;
+        if (*p) return 0;            /* literal up to the end, or nothing known */
+        stop = p;
+    }
+    int n = 1;
+    for (const char *q = start; q < stop; q++) n += *q == '|';
+    c->lits = calloc((size_t)n, sizeof *c->lits);
+    if (!c->lits) return 0;
+    for (const char *q = start; c->nlits < n; q++) {
+        const char *e = q;
+        while (e < stop && *e != '|') e++;
+        if (e == q || !(c->lits[c->nlits] = strndup(q, (size_t)(e - q)))) {  /* an empty one: no test */
+            for (int l = 0; l < c->nlits; l++) free(c->lits[l]);
+            free(c->lits);
+            c->lits = NULL;
+            return c->nlits = 0;
+        }
+        c->nlits++;
+        q = e;
+    }
+    return c->nlits;
 }
 
 /* A rule's conditions must all hold, in any order: the cheap tests go first, so that a
@@ -309,10 +393,13 @@ static int parse_cond(cond *c, const char *tok, char *msg, size_t msgn)
             return -1;
         }
         c->pre_len = re_prefix(val);
+        re_literals(c, val);
     } else {
         c->bare = key == K_FUNCTION && !strchr(val, '(');
         c->base = key == K_FILE && !strchr(val, '/');
+        c->star_only = !strpbrk(val, "?[\\");
     }
+    c->last_hit = -1;
     return 0;
 }
 
@@ -434,43 +521,145 @@ vt_rules *vt_rules_default(char *err, size_t errn)
 /* ------------------------------------------------------------------------ *
  *  Matching
  * ------------------------------------------------------------------------ */
+/* fnmatch(pat, text, 0) for a pattern whose only special character is '*' (which then
+ * matches any text, '/' and a leading '.' included): the literal pieces between stars in
+ * order, the first at the start and the last at the end. Leftmost is always right for
+ * the pieces in between. */
+static int star_match(const char *pat, const char *text)
+{
+    const char *star = strchr(pat, '*');
+    if (!star) return strcmp(pat, text) == 0;
+    size_t n = (size_t)(star - pat), tn = strlen(text);
+    if (n > tn || memcmp(pat, text, n)) return 0;
+    const char *t = text + n, *tend = text + tn;
+    for (pat = star + 1;; pat = star + 1) {
+        star = strchr(pat, '*');
+        if (!star) {
+            size_t m = strlen(pat);
+            return (size_t)(tend - t) >= m && memcmp(tend - m, pat, m) == 0;
+        }
+        size_t m = (size_t)(star - pat);
+        if (!m) continue;
+        const char *hit = memmem(t, (size_t)(tend - t), pat, m);
+        if (!hit) return 0;
+        t = hit + m;
+    }
+}
+
 static int cond_text(const cond *c, const char *text)
 {
     if (!text) return 0;
     if (c->is_re) {
-        if (c->pre_len && strncmp(text, c->pat + 1, c->pre_len) != 0) return 0;
+        /* the first byte before the call: it rules out most text */
+        if (c->pre_len && (text[0] != c->pat[1] || strncmp(text, c->pat + 1, c->pre_len) != 0)) return 0;
+        if (c->nlits) {
+            int any = 0;
+            for (int l = 0; l < c->nlits && !any; l++)
+                any = c->lits_at_start ? text[0] == c->lits[l][0] && strncmp(text, c->lits[l], strlen(c->lits[l])) == 0
+                                       : strstr(text, c->lits[l]) != NULL;
+            if (!any) return 0;
+        }
         return regexec(&c->re, text, 0, NULL, 0) == 0;
     }
-    return fnmatch(c->pat, text, 0) == 0;
+    return c->star_only ? star_match(c->pat, text) : fnmatch(c->pat, text, 0) == 0;
 }
 
-static int cond_frame(const cond *c, const vt_site_frame *f, unsigned kind)
+/* The answer for an interned string, remembered for the next frame that names the
+ * same one (a module, a file: consecutive frames share them). */
+static int cond_interned(cond *c, const char *text)
+{
+    if (text && text == c->last_text) return c->last_hit;
+    int hit = cond_text(c, text);
+    c->last_text = text;
+    c->last_hit = (int8_t)hit;
+    return hit;
+}
+
+static int cond_frame(cond *c, const vt_site_frame *f, unsigned kind)
 {
     switch (c->key) {
     case K_FUNCTION:
         if (c->bare) {
             size_t n = vt_rules_bare_len(f->function);
-            if (f->function[n] == 0) return cond_text(c, f->function);
+            if (f->function[n] == 0) return cond_interned(c, f->function);
             char buf[1024];
             if (n >= sizeof buf) n = sizeof buf - 1;
             memcpy(buf, f->function, n);
             buf[n] = 0;
             return cond_text(c, buf);
         }
-        return cond_text(c, f->function);
-    case K_FILE: return cond_text(c, c->base ? f->file_base : f->file);
-    case K_MODULE: return cond_text(c, f->module);
+        return cond_interned(c, f->function);
+    case K_FILE: return cond_interned(c, c->base ? f->file_base : f->file);
+    case K_MODULE: return cond_interned(c, f->module);
     case K_FRAME: return f->kind == c->frame_kind;
     case K_CALL: return cond_text(c, vt_kind_name(kind));
     }
     return 0;
 }
 
-static int rule_frame(const rule *ru, const vt_site_frame *f, unsigned kind)
+/* The rule's conditions on the function (functions = 1) or on all else (0) hold. */
+static int rule_part(rule *ru, const vt_site_frame *f, unsigned kind, int functions)
 {
     for (int k = 0; k < ru->nconds; k++)
-        if (!cond_frame(&ru->conds[k], f, kind)) return 0;
+        if ((ru->conds[k].key == K_FUNCTION) == functions && !cond_frame(&ru->conds[k], f, kind)) return 0;
     return 1;
+}
+
+static size_t ctx_hash(const char *module, const char *file, unsigned fkind, unsigned call)
+{
+    uint64_t h = (uint64_t)(uintptr_t)module * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)(uintptr_t)file * 0xc2b2ae3d27d4eb4full;
+    h ^= ((uint64_t)fkind << 8 | call) * 0x27d4eb2f165667c5ull;
+    return (size_t)vt_hash64(h);
+}
+
+static int ctx_grow(vt_rules *r)
+{
+    size_t cap = r->ctx ? (r->ctx_mask + 1) * 2 : 64;
+    ctx_ent *c = calloc(cap, sizeof *c);
+    if (!c) return -1;
+    for (size_t i = 0; r->ctx && i <= r->ctx_mask; i++) {
+        const ctx_ent *e = &r->ctx[i];
+        if (!e->used) continue;
+        size_t j = ctx_hash(e->module, e->file, e->fkind, e->call) & (cap - 1);
+        while (c[j].used) j = (j + 1) & (cap - 1);
+        c[j] = *e;
+    }
+    free(r->ctx);
+    r->ctx = c;
+    r->ctx_mask = cap - 1;
+    return 0;
+}
+
+/* The context of frame f under call kind, made on first sight; NULL: out of memory. */
+static const ctx_ent *context(vt_rules *r, const vt_site_frame *f, unsigned kind)
+{
+    if ((r->ctx_n + 1) * 4 > (r->ctx ? r->ctx_mask + 1 : 0) * 3 && ctx_grow(r)) return NULL;
+    size_t i = ctx_hash(f->module, f->file, f->kind, kind) & r->ctx_mask;
+    for (;; i = (i + 1) & r->ctx_mask) {
+        ctx_ent *e = &r->ctx[i];
+        if (!e->used) break;
+        if (e->module == f->module && e->file == f->file && e->file_base == f->file_base &&
+            e->fkind == f->kind && e->call == kind)
+            return e;
+    }
+    ctx_ent e = { f->module, f->file, f->file_base, (uint8_t)f->kind, (uint8_t)kind, 1, (uint32_t)r->ncand, 0 };
+    for (size_t k = 0; k < r->n; k++) {
+        rule *ru = &r->rules[k];
+        if (!ru->frame_conds || !rule_part(ru, f, kind, 0)) continue;
+        if (r->ncand == r->cand_cap) {
+            size_t c = r->cand_cap ? r->cand_cap * 2 : 256;
+            uint32_t *p = realloc(r->cand, c * sizeof *p);
+            if (!p) return NULL;
+            r->cand = p;
+            r->cand_cap = c;
+        }
+        r->cand[r->ncand++] = (uint32_t)k;
+        e.n++;
+    }
+    r->ctx[i] = e;
+    r->ctx_n++;
+    return &r->ctx[i];
 }
 
 /* Rules without frame conditions: they test only the allocation call. */
@@ -493,6 +682,7 @@ static size_t memo_hash(const vt_site_frame *f, unsigned kind)
 static int memo_grow(vt_rules *r)
 {
     size_t cap = r->memo ? (r->memo_mask + 1) * 2 : 1024;
+    if (cap > MEMO_MAX_SLOTS) return -1;
     memo_ent *m = calloc(cap, sizeof *m);
     if (!m) return -1;
     for (size_t i = 0; r->memo && i <= r->memo_mask; i++) {
@@ -534,11 +724,14 @@ static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int 
         }
     }
     *cat_rule = *cache_rule = -1;
-    for (size_t k = 0; k < r->n && (*cat_rule < 0 || *cache_rule < 0); k++) {
-        const rule *ru = &r->rules[k];
+    const ctx_ent *cx = context(r, f, kind);
+    size_t nk = cx ? cx->n : r->n;
+    for (size_t j = 0; j < nk && (*cat_rule < 0 || *cache_rule < 0); j++) {
+        size_t k = cx ? r->cand[cx->first + j] : j;
+        rule *ru = &r->rules[k];
         if (!ru->frame_conds) continue;
         if (ru->is_cache ? *cache_rule >= 0 : *cat_rule >= 0) continue;
-        if (rule_frame(ru, f, kind)) {
+        if ((cx || rule_part(ru, f, kind, 0)) && rule_part(ru, f, kind, 1)) {
             if (ru->is_cache) *cache_rule = (int)k;
             else *cat_rule = (int)k;
         }
@@ -563,6 +756,11 @@ void vt_rules_forget(vt_rules *r)
         free(r->memo);
         r->memo = NULL;
         r->memo_mask = r->memo_n = 0;
+        free(r->ctx);
+        r->ctx = NULL;
+        r->ctx_mask = r->ctx_n = r->ncand = 0;
+        for (size_t i = 0; i < r->n; i++)
+            for (int k = 0; k < r->rules[i].nconds; k++) r->rules[i].conds[k].last_text = NULL;
     }
 }
 

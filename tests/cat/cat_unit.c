@@ -6,6 +6,7 @@
 #include "vt_rules.h"
 #include "vt_sites.h"
 
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,69 @@ static void test_precedence(void)
     vt_rules_free(d);
 }
 
+/* The shortcuts of rule matching (star-only globs without fnmatch, the literals a
+ * regex needs, answers remembered per interned string) against fnmatch and regexec
+ * themselves, on random patterns and texts over a small alphabet. */
+static unsigned long long rnd_state = 42;
+static unsigned rnd(unsigned n)
+{
+    rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)(rnd_state >> 33) % n;
+}
+
+static void rnd_str(char *out, size_t max, const char *alphabet)
+{
+    size_t n = rnd((unsigned)max), k = strlen(alphabet);
+    for (size_t i = 0; i < n; i++) out[i] = alphabet[rnd((unsigned)k)];
+    out[n] = 0;
+}
+
+static int rule_hits(const char *key, const char *pat, int is_re, const char *text)
+{
+    char line[256];
+    snprintf(line, sizeof line, "weights %s%c\"%s\"\n", key, is_re ? '~' : '=', pat);
+    char err[256];
+    vt_rules *r = vt_rules_parse(line, strlen(line), "t", err, sizeof err);
+    if (!r) return -1;
+    vt_site_frame f = native(text, NULL, text);
+    vt_rules_match m = match(r, &f, 1, VT_KIND_MEM_ALLOC);
+    /* another frame (not in the frame memo) naming the same string: the answer
+     * remembered for that string */
+    int by_module = !strcmp(key, "module");
+    vt_site_frame f2 = native(by_module ? "zz" : text, NULL, by_module ? text : "zz");
+    vt_rules_match m2 = match(r, &f2, 1, VT_KIND_MEM_ALLOC);
+    vt_rules_free(r);
+    if (m.matched != m2.matched) return -2;
+    return m.matched;
+}
+
+static void test_fast_conds(void)
+{
+    for (int i = 0; i < 20000; i++) {
+        char pat[16], text[16];
+        rnd_str(pat, sizeof pat, "ab*/.");
+        if (!pat[0]) continue;
+        rnd_str(text, sizeof text, "ab/.");
+        int want = vt_rules_glob(pat, text);
+        int got = rule_hits("module", pat, 0, text);
+        CHECK(got == want, "module=%s on <%s>: %d, fnmatch says %d", pat, text, got, want);
+    }
+    static const char *const res[] = { "^(ab|ba)[a-b]", "(ab|b.a)", "ab", "^ab", "(ab|ba)?b", "(ab|ba)*",
+                                       "(ab)|a", "^(a|b)b$", "(aa|bb|ab)b", "b(ab|ba)" };
+    for (size_t k = 0; k < sizeof res / sizeof res[0]; k++) {
+        regex_t re;
+        if (regcomp(&re, res[k], REG_EXTENDED | REG_NOSUB)) continue;
+        for (int i = 0; i < 2000; i++) {
+            char text[12];
+            rnd_str(text, sizeof text, "ab.");
+            int want = regexec(&re, text, 0, NULL, 0) == 0;
+            int got = rule_hits("function", res[k], 1, text);
+            CHECK(got == want, "function~%s on <%s>: %d, regexec says %d", res[k], text, got, want);
+        }
+        regfree(&re);
+    }
+}
+
 /* ------------------------------------------------------------------------ *
  *  Lifetime inference on synthetic training loops
  * ------------------------------------------------------------------------ */
@@ -381,6 +445,7 @@ int main(void)
     test_names();
     test_parse();
     test_precedence();
+    test_fast_conds();
     for (int steps = 2; steps <= 5; steps++) {
         test_inference(0, steps);
         test_inference(1, steps);
