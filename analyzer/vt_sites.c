@@ -88,6 +88,25 @@ static void frame_of(vt_sites *ss, const vt_replay *rp, const vt_stack_node *n,
     if (!f->function) f->function = "?";
 }
 
+/* "module+0xhex" into buf (n bytes): every unresolved frame is named so, and
+ * snprintf's format parsing cost more than the rest of the folding. */
+static void module_offset(char *buf, size_t n, const char *mb, uint64_t off)
+{
+    char hex[16];
+    size_t k = 0;
+    do {
+        hex[k++] = "0123456789abcdef"[off & 15];
+        off >>= 4;
+    } while (off);
+    size_t m = strlen(mb);
+    if (m + 3 + k >= n) m = n - 4 - k;  /* n leaves room for 16 digits and a short name */
+    memcpy(buf, mb, m);
+    memcpy(buf + m, "+0x", 3);
+    m += 3;
+    while (k) buf[m++] = hex[--k];
+    buf[m] = 0;
+}
+
 /* A native frame expands to the functions inlined at its address, innermost first.
  * Returns how many frames it wrote (at least 1). */
 static size_t native_frames(vt_sites *ss, vt_sym *sym, uint64_t ip, vt_site_frame *out, size_t max)
@@ -113,7 +132,7 @@ static size_t native_frames(vt_sites *ss, vt_sym *sym, uint64_t ip, vt_site_fram
             f->function = name(ss, vf[i].function);
             f->resolved = 1;
         } else {
-            snprintf(buf, sizeof buf, "%s+0x%" PRIx64, mb, vf[i].offset);
+            module_offset(buf, sizeof buf, mb, vf[i].offset);
             f->function = name(ss, buf);
         }
         if (!f->function) f->function = "?";
