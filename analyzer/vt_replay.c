@@ -358,26 +358,28 @@ static inline void group_touch(vt_group *g)
     }
 }
 
+static inline void tracker_add(const vt_replay *rp, vt_tracker *t, uint64_t size)
+{
+    t->live += size;
+    t->count++;
+    if (t->live > t->peak) {
+        t->peak = t->live;
+        t->peak_count = t->count;
+        t->peak_time = rp->now;
+        t->peak_rt = rp->rt_base + rp->now;
+        t->trace = rp->trace;
+        t->epoch++;
+        peak_gen++;
+    }
+}
+
 static inline void group_add(vt_replay *rp, vt_group *g, uint64_t size)
 {
     group_touch(g);
     g->live += size;
     g->live_count++;
     if (g->layer) vt_layer_add(g->layer, size, rp->now);
-    for (unsigned k = 0; k < g->ntk; k++) {
-        vt_tracker *t = g->tk[k];
-        t->live += size;
-        t->count++;
-        if (t->live > t->peak) {
-            t->peak = t->live;
-            t->peak_count = t->count;
-            t->peak_time = rp->now;
-            t->peak_rt = rp->rt_base + rp->now;
-            t->trace = rp->trace;
-            t->epoch++;
-            peak_gen++;
-        }
-    }
+    for (unsigned k = 0; k < g->ntk; k++) tracker_add(rp, g->tk[k], size);
 }
 
 static inline void group_sub(vt_group *g, uint64_t size)
@@ -766,8 +768,10 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * live-set entry of the event PREFETCH_AHEAD events on is prefetched (with the next
  * slot, which a delete reads), and for an allocation the entry of stack_group that
  * names its group: the misses of a dozen events overlap. What is prefetched is a guess
- * (the table may grow on the way), never trusted. (Prefetching the groups too made no
- * difference measured: the groups of even 10k call sites mostly stay in L2.) */
+ * (the table may grow on the way), never trusted. (Prefetching the groups too, 8 events
+ * on, made no difference on the 50M-event benchmark trace and cost 20% on one whose
+ * live set fits in L2: bench_replay, 2026-11-30. The groups of even 10k call sites
+ * mostly stay in L2.) */
 #define PREFETCH_AHEAD 16
 
 /* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
@@ -792,25 +796,72 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
     else on_free(rp, e);
 }
 
-/* Then, GROUP_AHEAD events on, with the live slot or stack_group entry most likely in
- * cache by now, the group the event will touch: read from that guess, never trusted. */
-#define GROUP_AHEAD 8
-
-static inline __attribute__((always_inline)) void group_prefetch(const vt_replay *rp, const vt_ev *e)
+/* The common events, inline: a device allocation at a fresh address by a stack whose
+ * last group fits, and the free of a live device allocation, both of groups that feed
+ * two trackers (the device and the analysis's total) and have no layer. They do what
+ * on_alloc and on_free do (the same state after, kept so by the golden tests and
+ * bench_smoke's peak), less what those check for the rare cases, each of which makes
+ * these return 0 before changing anything: the caller then takes the general path. */
+static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
 {
-    /* Both guesses are read and one is kept by a mask: a branch on the type would
-     * be mispredicted every other event. */
-    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
-    uint32_t ga = rp->nstack_group ? rp->stack_group[2 * (size_t)s] - 1 : UINT32_MAX;
-    const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
-    uint32_t gf = l->addr == e->addr ? l->group : UINT32_MAX;
-    uint32_t m = -(uint32_t)(e->type == VT_REC_ALLOC);
-    uint32_t gi = (ga & m) | (gf & ~m);
-    gi &= -(uint32_t)(gi < rp->ngroups);  /* else group 0: groups exist by the first prefetch */
-    /* the fields an event touches: up to `site` (vt_replay.h) */
-    const char *g = (const char *)&rp->groups[gi];
-    __builtin_prefetch(g);
-    __builtin_prefetch(g + 64);
+    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
+        e->stack_id >= rp->nstack_group || (rp->live_n + 1) * 2 > rp->live_mask + 1)
+        return 0;
+    uint32_t gi = rp->stack_group[2 * (size_t)e->stack_id] - 1;
+    if (gi >= rp->ngroups) return 0;
+    vt_group *g = &rp->groups[gi];
+    if (g->stack_id != e->stack_id || g->kind != e->kind || g->device != e->device || g->ntk != 2 || g->layer)
+        return 0;
+    vt_live *l;
+    for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
+        l = &rp->live[i];
+        if (!l->space) break;
+        if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
+    }
+    uint64_t size = e->size;
+    uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
+                         ? vt_catlog_push_alloc(rp->catlog, gi, e->time_ns, size) : VT_CATLOG_NONE;
+    *l = (vt_live){ .addr = e->addr, .size = size, .aux = e->time_ns, .group = gi,
+                    .space = VT_SPACE_DEVICE_PTR, .logix = logix & 0xffffff };
+    rp->live_n++;
+    rp->st.allocs++;
+    g->nallocs++;
+    g->total_bytes += size;
+    group_touch(g);
+    g->live += size;
+    g->live_count++;
+    tracker_add(rp, g->tk[0], size);
+    tracker_add(rp, g->tk[1], size);
+    vt_life_alloc(&g->life, g->nallocs, e->time_ns);
+    return 1;
+}
+
+static inline int fast_free(vt_replay *rp, const vt_ev *e)
+{
+    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR) return 0;
+    vt_live *l;
+    for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
+        l = &rp->live[i];
+        if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) break;
+        if (!l->space) return 0;
+    }
+    if (l->group >= rp->ngroups) return 0;
+    vt_group *g = &rp->groups[l->group];
+    if (g->ntk != 2 || g->layer) return 0;
+    uint64_t size = l->size;
+    rp->st.frees++;
+    group_touch(g);
+    g->live -= size;
+    g->live_count--;
+    vt_tracker *t0 = g->tk[0], *t1 = g->tk[1];
+    t0->live -= size;
+    t0->count--;
+    t1->live -= size;
+    t1->count--;
+    vt_life_free(&g->life, l->aux, rp->now);
+    if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, l->group, rp->now, l->logix);
+    live_delete(rp, l);
+    return 1;
 }
 
 void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
@@ -823,14 +874,20 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
         replay_ev(rp, &ev[i]);
     }
     for (size_t k = i; k < n && k < i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k]);
-    for (size_t k = i; k < n && k < i + GROUP_AHEAD; k++) group_prefetch(rp, &ev[k]);
     for (; i < n; i++) {
         /* the events themselves were decoded on another core: fetch them early too */
         if (i + 4 * PREFETCH_AHEAD < n) __builtin_prefetch(&ev[i + 4 * PREFETCH_AHEAD]);
         if (i + PREFETCH_AHEAD < n) ev_prefetch(rp, &ev[i + PREFETCH_AHEAD]);
-        if (i + GROUP_AHEAD < n) group_prefetch(rp, &ev[i + GROUP_AHEAD]);
-        nalloc += ev[i].type == VT_REC_ALLOC;
-        replay_ev(rp, &ev[i]);
+        const vt_ev *e = &ev[i];
+        nalloc += e->type == VT_REC_ALLOC;
+        if (e->time_ns > rp->stop_time) continue;
+        rp->now = e->time_ns;
+        if (e->time_ns > rp->last_time) rp->last_time = e->time_ns;
+        if (e->type == VT_REC_ALLOC) {
+            if (!fast_alloc(rp, e)) on_alloc(rp, e);
+        } else if (!fast_free(rp, e)) {
+            on_free(rp, e);
+        }
     }
     rp->st.by_type[VT_REC_ALLOC] += nalloc;
     rp->st.by_type[VT_REC_FREE] += n - nalloc;
