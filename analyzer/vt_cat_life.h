@@ -116,10 +116,11 @@ static inline void vt_life_alloc(vt_life *L, uint64_t nallocs, uint64_t t)
     if (nallocs == 1) L->first_alloc = t;
 }
 
-static inline void vt_life_free(vt_life *L, uint64_t alloc_time, uint64_t t)
+/* A free adds its allocation's lifetime to the group's sum (nfrees is the group's
+ * allocations less those live, which vt_replay_finish sets). */
+static inline void vt_life_free(uint64_t *life_sum, uint64_t alloc_time, uint64_t t)
 {
-    L->nfrees++;
-    L->life_sum += t > alloc_time ? t - alloc_time : 0;
+    *life_sum += t > alloc_time ? t - alloc_time : 0;
 }
 
 #endif /* VT_CAT_LIFE_H */

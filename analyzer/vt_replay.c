@@ -31,6 +31,7 @@ void vt_replay_free(vt_replay *rp)
     free(rp->vmm_counts);
     free(rp->stack_group);
     free(rp->groups);
+    free(rp->life_sum);
     vt_idmap_free(&rp->group_ix);
     free(rp->nodes);
     vt_idarr_free(&rp->node_ix);
@@ -75,9 +76,15 @@ static int reserve(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-/* Groups: like reserve, but 64-byte aligned (vt_group's hot fields fill two cache lines). */
+/* Groups: like reserve, but 64-byte aligned (vt_group's hot fields fill one cache line);
+ * the lifetimes' sums beside them while the replay runs. */
 static int groups_resize(vt_replay *rp, size_t cap)
 {
+    if (rp->life_sum || !rp->ngroups) {
+        uint64_t *ls = realloc(rp->life_sum, cap * sizeof *ls);
+        if (!ls) return -1;
+        rp->life_sum = ls;
+    }
     vt_group *g = aligned_alloc(64, cap * sizeof *g);
     if (!g) return -1;
     if (rp->ngroups) memcpy(g, rp->groups, rp->ngroups * sizeof *g);
@@ -319,6 +326,7 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     g->device = (int8_t)device;
     g->cls = (uint8_t)vt_kind_class(kind);
     g->site = UINT32_MAX;
+    if (rp->life_sum) rp->life_sum[gi] = 0;
     if (g->cls == VT_CLASS_DEVICE) g->layer = vt_layer_group(rp, stack_id, device);
     if (g->cls == VT_CLASS_DEVICE) {
         g->tk[g->ntk++] = &d->dev;
@@ -404,7 +412,7 @@ static void release(vt_replay *rp, vt_live *e)
     if (e->group < rp->ngroups) {
         vt_group *g = &rp->groups[e->group];
         group_sub(g, e->size);
-        vt_life_free(&g->life, e->aux, rp->now);
+        vt_life_free(&rp->life_sum[e->group], e->aux, rp->now);
         if (rp->catlog && g->cls == VT_CLASS_DEVICE)
             vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
     }
@@ -430,7 +438,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
         if (e->group < rp->ngroups) {
             vt_group *og = &rp->groups[e->group];
             group_sub(og, e->size);
-            vt_life_free(&og->life, e->aux, r->time_ns);
+            vt_life_free(&rp->life_sum[e->group], e->aux, r->time_ns);
             if (rp->catlog && og->cls == VT_CLASS_DEVICE)
                 vt_catlog_push_free(rp->catlog, e->group, r->time_ns, e->logix);
         }
@@ -769,9 +777,8 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * slot, which a delete reads), and for an allocation the entry of stack_group that
  * names its group: the misses of a dozen events overlap. What is prefetched is a guess
  * (the table may grow on the way), never trusted. (Prefetching the groups too, 8 events
- * on, made no difference on the 50M-event benchmark trace and cost 20% on one whose
- * live set fits in L2: bench_replay, 2026-11-30. The groups of even 10k call sites
- * mostly stay in L2.) */
+ * on, made no difference on the 50M-event benchmark trace and cost 15-20% on one whose
+ * live set fits in L2: bench_replay, 2026-11-30, with groups of two lines and of one.) */
 #define PREFETCH_AHEAD 16
 
 /* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
@@ -810,7 +817,9 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
     uint32_t gi = rp->stack_group[2 * (size_t)e->stack_id] - 1;
     if (gi >= rp->ngroups) return 0;
     vt_group *g = &rp->groups[gi];
-    if (g->stack_id != e->stack_id || g->kind != e->kind || g->device != e->device || g->ntk != 2 || g->layer)
+    /* (g->layer is in the group's second line: looked at only when some group has one) */
+    if (g->stack_id != e->stack_id || g->kind != e->kind || g->device != e->device || g->ntk != 2 ||
+        (rp->layers && g->layer))
         return 0;
     vt_live *l;
     for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
@@ -847,7 +856,7 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
     }
     if (l->group >= rp->ngroups) return 0;
     vt_group *g = &rp->groups[l->group];
-    if (g->ntk != 2 || g->layer) return 0;
+    if (g->ntk != 2 || (rp->layers && g->layer)) return 0;
     uint64_t size = l->size;
     rp->st.frees++;
     group_touch(g);
@@ -858,7 +867,7 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
     t0->count--;
     t1->live -= size;
     t1->count--;
-    vt_life_free(&g->life, l->aux, rp->now);
+    vt_life_free(&rp->life_sum[l->group], l->aux, rp->now);
     if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, l->group, rp->now, l->logix);
     live_delete(rp, l);
     return 1;
@@ -917,7 +926,16 @@ void vt_replay_finish(vt_replay *rp)
         rp->st.paused_ns += rp->last_time - rp->pause_t0;
         rp->pause_t0 = rp->last_time;
     }
-    for (size_t i = 0; i < rp->ngroups; i++) group_touch(&rp->groups[i]);
+    for (size_t i = 0; i < rp->ngroups; i++) {
+        vt_group *g = &rp->groups[i];
+        group_touch(g);
+        if (rp->life_sum) {
+            g->life.nfrees = g->nallocs - g->live_count;
+            g->life.life_sum = rp->life_sum[i];
+        }
+    }
+    free(rp->life_sum);
+    rp->life_sum = NULL;
     /* Lookups for the replay only: their memory goes back before the sites are made,
      * where the peak is. */
     free(rp->stack_group);

@@ -59,10 +59,12 @@ typedef struct {
     int      trace;         /* index of the trace that set the peak */
 } vt_tracker;
 
-/* Allocations that share a stack, a kind and a device. The fields every event touches
- * come first (up to `site`: two cache lines, the array being 64-byte aligned and a
- * group 192 bytes), so that the replay can prefetch them: with thousands of call sites
- * the groups outgrow the cache, and a group is hit at random. */
+/* Allocations that share a stack, a kind and a device. What the common events touch
+ * (vt_replay.c's fast_alloc and fast_free) fills the first cache line, up to tk[1], the
+ * array being 64-byte aligned and a group 192 bytes: with thousands of call sites the
+ * groups are hit at random, and one line each stays in L2 where two did not (the
+ * lifetimes' sum, which every free adds to, is kept beside the groups during the
+ * replay for that reason: vt_replay.life_sum). */
 typedef struct {
     uint32_t stack_id;
     uint8_t  kind;
@@ -71,11 +73,12 @@ typedef struct {
     uint8_t  ntk;           /* trackers fed */
     uint64_t live, live_count;
     uint64_t nallocs, total_bytes;
+    uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
     vt_tracker *tk[VT_MAX_TRACK];
     uint64_t stamp[VT_MAX_TRACK];
     vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
-    vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h) */
-    uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
+    vt_life  life;          /* lifetimes, for category inference (vt_cat_life.h): set by
+                             * vt_replay_finish but first_alloc, which the first allocation sets */
     /* not touched by the replay's events */
     uint32_t site;          /* vt_sites index, set after the replay */
     uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
@@ -86,6 +89,7 @@ typedef struct {
     uint8_t  spare[7];      /* to 192 bytes: 3 cache lines */
 } vt_group;
 _Static_assert(sizeof(vt_group) % 64 == 0, "vt_group: a whole number of cache lines");
+_Static_assert(offsetof(vt_group, tk) + 2 * sizeof(vt_tracker *) == 64, "vt_group: the hot fields fill one line");
 
 /* What a device is, from DEVICE records, and its trackers. */
 typedef struct {
@@ -213,6 +217,7 @@ struct vt_replay {
 
     vt_group *groups;
     size_t ngroups, groups_cap;
+    uint64_t *life_sum;         /* per group, its vt_life.life_sum until vt_replay_finish */
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
     uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
     uint32_t gcache_val[1024];
