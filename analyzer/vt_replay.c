@@ -814,18 +814,25 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
         e->stack_id >= rp->nstack_group || (rp->live_n + 1) * 2 > rp->live_mask + 1)
         return 0;
-    uint32_t gi = rp->stack_group[2 * (size_t)e->stack_id] - 1;
-    if (gi >= rp->ngroups) return 0;
+    /* the stack's last group, or the one before (group_get's order, swapped the same way) */
+    uint32_t *sg = &rp->stack_group[2 * (size_t)e->stack_id];
+    uint32_t gi = sg[0] - 1;
+    if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) {
+        gi = sg[1] - 1;
+        if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) return 0;
+    }
     vt_group *g = &rp->groups[gi];
     /* (g->layer is in the group's second line: looked at only when some group has one) */
-    if (g->stack_id != e->stack_id || g->kind != e->kind || g->device != e->device || g->ntk != 2 ||
-        (rp->layers && g->layer))
-        return 0;
+    if (g->ntk != 2 || (rp->layers && g->layer)) return 0;
     vt_live *l;
     for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
         l = &rp->live[i];
         if (!l->space) break;
         if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
+    }
+    if (gi + 1 != sg[0]) {
+        sg[1] = sg[0];
+        sg[0] = gi + 1;
     }
     uint64_t size = e->size;
     uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
