@@ -44,22 +44,6 @@ typedef struct {
     int frame_conds;        /* conditions on a frame (all but call=) */
 } rule;
 
-/* Memo: (frame strings, frame kind, call kind) -> first matching category rule and
- * first matching cache rule. Frame strings are interned by vt_sites, so pointers
- * compare as strings. 32 bytes, up to 3/4 full: one per distinct frame of a trace's
- * stacks, up to MEMO_MAX_SLOTS; it is held while the sites are, at the analysis' peak. */
-typedef struct {
-    const char *function, *file, *module;   /* function NULL: an empty slot */
-    int16_t cat_rule, cache_rule;
-    uint8_t fkind, call;
-} memo_ent;
-#define MEMO_MAX_RULES INT16_MAX            /* rule indexes a memo_ent can hold */
-/* Slots at most (2 MiB): past that the memo keeps what it knows and takes no more. A
- * trace of many distinct frames (unresolved ones, each its own name) would otherwise
- * make the memo the largest thing the analysis holds, for little: the contexts make a
- * frame it misses cheap to match. */
-#define MEMO_MAX_SLOTS (1u << 16)
-
 /* Contexts: what a frame has but its function (module, file, frame kind) and the call
  * -> the rules whose conditions on those all hold there, in order (r->cand[first ..
  * first + n)). A trace's frames share few contexts, and most rules fail on one of
@@ -68,8 +52,25 @@ typedef struct {
 typedef struct {
     const char *module, *file, *file_base;
     uint8_t fkind, call, used;
+    uint32_t id;            /* in order of making: the memo's key (slots move on growth) */
     uint32_t first, n;
 } ctx_ent;
+
+/* Memo: (function, context) -> first matching category rule and first matching cache
+ * rule. Frame strings are interned by vt_sites, so pointers compare as strings. 16
+ * bytes, up to 3/4 full: one per distinct frame of a trace's stacks, up to
+ * MEMO_MAX_SLOTS; it is held while the sites are, at the analysis' peak. */
+typedef struct {
+    const char *function;   /* NULL: an empty slot */
+    uint32_t ctx;
+    int16_t cat_rule, cache_rule;
+} memo_ent;
+#define MEMO_MAX_RULES INT16_MAX            /* rule indexes a memo_ent can hold */
+/* Slots at most (4 MiB): past that the memo keeps what it knows and takes no more, so
+ * that a trace of very many distinct frames (unresolved ones, each its own name) does
+ * not make it the largest thing the analysis holds; the contexts keep a frame it
+ * misses cheap to match. */
+#define MEMO_MAX_SLOTS (1u << 18)
 
 struct vt_rules {
     char *origin;
@@ -643,7 +644,8 @@ static const ctx_ent *context(vt_rules *r, const vt_site_frame *f, unsigned kind
             e->fkind == f->kind && e->call == kind)
             return e;
     }
-    ctx_ent e = { f->module, f->file, f->file_base, (uint8_t)f->kind, (uint8_t)kind, 1, (uint32_t)r->ncand, 0 };
+    ctx_ent e = { f->module, f->file, f->file_base, (uint8_t)f->kind, (uint8_t)kind, 1, (uint32_t)r->ctx_n,
+                  (uint32_t)r->ncand, 0 };
     for (size_t k = 0; k < r->n; k++) {
         rule *ru = &r->rules[k];
         if (!ru->frame_conds || !rule_part(ru, f, kind, 0)) continue;
@@ -670,13 +672,9 @@ static int rule_call(const rule *ru, unsigned kind)
     return 1;
 }
 
-static size_t memo_hash(const vt_site_frame *f, unsigned kind)
+static size_t memo_hash(const char *function, uint32_t ctx)
 {
-    uint64_t h = (uint64_t)(uintptr_t)f->function * 0x9e3779b97f4a7c15ull;
-    h ^= (uint64_t)(uintptr_t)f->file * 0xc2b2ae3d27d4eb4full;
-    h ^= (uint64_t)(uintptr_t)f->module * 0x165667b19e3779f9ull;
-    h ^= ((uint64_t)f->kind << 8 | kind) * 0x27d4eb2f165667c5ull;
-    return (size_t)vt_hash64(h);
+    return (size_t)vt_hash64((uint64_t)(uintptr_t)function * 0x9e3779b97f4a7c15ull ^ ctx);
 }
 
 static int memo_grow(vt_rules *r)
@@ -688,12 +686,7 @@ static int memo_grow(vt_rules *r)
     for (size_t i = 0; r->memo && i <= r->memo_mask; i++) {
         memo_ent *e = &r->memo[i];
         if (!e->function) continue;
-        vt_site_frame f = { 0 };
-        f.function = e->function;
-        f.file = e->file;
-        f.module = e->module;
-        f.kind = e->fkind;
-        size_t j = memo_hash(&f, e->call) & (cap - 1);
+        size_t j = memo_hash(e->function, e->ctx) & (cap - 1);
         while (m[j].function) j = (j + 1) & (cap - 1);
         m[j] = *e;
     }
@@ -706,25 +699,21 @@ static int memo_grow(vt_rules *r)
 /* First category rule and first cache rule of set r matching frame f (-1: none). */
 static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int *cat_rule, int *cache_rule)
 {
-    int memo = r->n <= MEMO_MAX_RULES && f->function;
+    const ctx_ent *cx = context(r, f, kind);
+    int memo = cx && r->n <= MEMO_MAX_RULES && f->function;
     if (memo && (r->memo_n + 1) * 4 > (r->memo ? r->memo_mask + 1 : 0) * 3) memo_grow(r);
     size_t i = 0;
     if (memo && r->memo) {
-        i = memo_hash(f, kind) & r->memo_mask;
-        for (;;) {
-            memo_ent *e = &r->memo[i];
-            if (!e->function) break;
-            if (e->function == f->function && e->file == f->file && e->module == f->module &&
-                e->fkind == f->kind && e->call == kind) {
+        for (i = memo_hash(f->function, cx->id) & r->memo_mask; r->memo[i].function; i = (i + 1) & r->memo_mask) {
+            const memo_ent *e = &r->memo[i];
+            if (e->function == f->function && e->ctx == cx->id) {
                 *cat_rule = e->cat_rule;
                 *cache_rule = e->cache_rule;
                 return;
             }
-            i = (i + 1) & r->memo_mask;
         }
     }
     *cat_rule = *cache_rule = -1;
-    const ctx_ent *cx = context(r, f, kind);
     size_t nk = cx ? cx->n : r->n;
     for (size_t j = 0; j < nk && (*cat_rule < 0 || *cache_rule < 0); j++) {
         size_t k = cx ? r->cand[cx->first + j] : j;
@@ -738,14 +727,7 @@ static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int 
     }
     /* when the memo could not grow, the answer is simply not kept */
     if (memo && r->memo && (r->memo_n + 1) * 4 <= (r->memo_mask + 1) * 3) {
-        memo_ent *e = &r->memo[i];
-        e->function = f->function;
-        e->file = f->file;
-        e->module = f->module;
-        e->fkind = f->kind;
-        e->call = (uint8_t)kind;
-        e->cat_rule = (int16_t)*cat_rule;
-        e->cache_rule = (int16_t)*cache_rule;
+        r->memo[i] = (memo_ent){ f->function, cx->id, (int16_t)*cat_rule, (int16_t)*cache_rule };
         r->memo_n++;
     }
 }
