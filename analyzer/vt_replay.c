@@ -258,8 +258,11 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
 
 /* Stack ids are the recorder's node ids, counted from 1, so an array indexed by them
  * is about as large as the stack tree; ids far beyond what the tree holds (damage) are
- * left to the hashed paths. Two groups per stack, the last one used first: a stack
- * may allocate more than one kind. */
+ * left to the hashed paths. SG_WAYS groups per stack (16 bytes: one cache line), the
+ * last one used first: a stack may allocate more than one kind (gen_trace's stacks
+ * take up to three, and with two ways the third went to the hash map at every turn). */
+#define SG_WAYS 4
+
 static void stack_group_note(vt_replay *rp, uint32_t stack_id, uint32_t gi)
 {
     if (stack_id >= rp->nstack_group) {
@@ -269,14 +272,14 @@ static void stack_group_note(vt_replay *rp, uint32_t stack_id, uint32_t gi)
         if (n < rp->nnodes + 1) n = rp->nnodes + 1;
         if (n <= stack_id) n = (size_t)stack_id + 1;
         n = (n + 4095) & ~(size_t)4095;
-        uint32_t *p = realloc(rp->stack_group, 2 * n * sizeof *p);
+        uint32_t *p = realloc(rp->stack_group, SG_WAYS * n * sizeof *p);
         if (!p) return;
-        memset(p + 2 * rp->nstack_group, 0, 2 * (n - rp->nstack_group) * sizeof *p);
+        memset(p + SG_WAYS * rp->nstack_group, 0, SG_WAYS * (n - rp->nstack_group) * sizeof *p);
         rp->stack_group = p;
         rp->nstack_group = n;
     }
-    uint32_t *sg = &rp->stack_group[2 * (size_t)stack_id];
-    sg[1] = sg[0];
+    uint32_t *sg = &rp->stack_group[SG_WAYS * (size_t)stack_id];
+    memmove(sg + 1, sg, (SG_WAYS - 1) * sizeof *sg);
     sg[0] = gi + 1;
 }
 
@@ -290,11 +293,11 @@ static inline int group_is(const vt_replay *rp, uint32_t gi, uint32_t stack_id, 
 static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
 {
     if (stack_id < rp->nstack_group) {
-        uint32_t *sg = &rp->stack_group[2 * (size_t)stack_id];
-        if (group_is(rp, sg[0] - 1, stack_id, kind, device)) return sg[0] - 1;
-        if (group_is(rp, sg[1] - 1, stack_id, kind, device)) {
-            uint32_t g = sg[1];
-            sg[1] = sg[0];
+        uint32_t *sg = &rp->stack_group[SG_WAYS * (size_t)stack_id];
+        for (unsigned w = 0; w < SG_WAYS; w++) {
+            if (!group_is(rp, sg[w] - 1, stack_id, kind, device)) continue;
+            uint32_t g = sg[w];
+            memmove(sg + 1, sg, w * sizeof *sg);
             sg[0] = g;
             return g - 1;
         }
@@ -791,7 +794,7 @@ static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *r
     /* An allocation's stack_group entry; a free's (stack 0, mostly) is a harmless guess,
      * made rather than a branch on the type, which comes at random. */
     uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
-    __builtin_prefetch(rp->stack_group + 2 * (size_t)s);
+    __builtin_prefetch(rp->stack_group + SG_WAYS * (size_t)s);
 }
 
 static inline void replay_ev(vt_replay *rp, const vt_ev *e)
@@ -815,7 +818,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
         e->stack_id >= rp->nstack_group || (rp->live_n + 1) * 2 > rp->live_mask + 1)
         return 0;
     /* the stack's last group, or the one before (group_get's order, swapped the same way) */
-    uint32_t *sg = &rp->stack_group[2 * (size_t)e->stack_id];
+    uint32_t *sg = &rp->stack_group[SG_WAYS * (size_t)e->stack_id];
     uint32_t gi = sg[0] - 1;
     if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) {
         gi = sg[1] - 1;
@@ -830,7 +833,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
         if (!l->space) break;
         if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
     }
-    if (gi + 1 != sg[0]) {
+    if (gi + 1 != sg[0]) {  /* it was second */
         sg[1] = sg[0];
         sg[0] = gi + 1;
     }

@@ -221,7 +221,7 @@ struct vt_replay {
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
     uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
     uint32_t gcache_val[1024];
-    uint32_t *stack_group;      /* stack id -> groups + 1 of its last two (kind, device) */
+    uint32_t *stack_group;      /* stack id -> groups + 1 of its last four (kind, device) */
     size_t nstack_group;        /* (0: none): one array read finds the group of most allocations */
 
     vt_catlog *catlog;          /* device allocations for category inference, or NULL */
