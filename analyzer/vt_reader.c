@@ -680,18 +680,23 @@ static size_t fast_events_avx2(vt_codec *c, const uint8_t **pp, const uint8_t *e
         uint64_t is_alloc = type == VT_REC_ALLOC;
         /* bit i: byte i ends a varint; field k ends at the k-th set bit */
         uint64_t m = ~(uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(const void *)q)) & 0xffffffffull;
-        /* a run of 8 continuation bytes: a varint over 8 bytes (or garbage) */
-        uint64_t run = ~m & 0xffffffffull;
-        run &= run >> 1;
-        run &= run >> 2;
-        run &= run >> 4;
         /* fields: time, tid, kind, device, addr, [size,] stream, stack, flags */
         uint64_t m1 = _blsr_u64(m), m2 = _blsr_u64(m1), m3 = _blsr_u64(m2), m4 = _blsr_u64(m3);
         uint64_t m5 = _blsr_u64(m4), m6 = _blsr_u64(m5);
         uint64_t before_stack = is_alloc ? m6 : m5;  /* its lowest bit ends the stream */
         uint64_t last = _blsr_u64(_blsr_u64(before_stack)); /* ends the flags */
         uint64_t e_last = _tzcnt_u64(last);          /* 64 when missing */
-        if (e_last >= plen || (run & _bzhi_u64(~0ull, (unsigned)e_last + 1))) break;
+        if (e_last >= plen) break;
+        /* A run of 8 continuation bytes is a varint over 8 bytes (or garbage). It takes
+         * 16 bytes or more with the 7 other fields of at least one byte: shorter
+         * records, most of them, need not look. */
+        if (plen > 15) {
+            uint64_t run = ~m & 0xffffffffull;
+            run &= run >> 1;
+            run &= run >> 2;
+            run &= run >> 4;
+            if (run & _bzhi_u64(~0ull, (unsigned)e_last + 1)) break;
+        }
         uint64_t dt = VT_U8(q);
         uint64_t kind = VT_U8(q + _tzcnt_u64(m1) + 1);
         uint64_t dev = VT_U8(q + _tzcnt_u64(m2) + 1);
