@@ -410,15 +410,20 @@ static inline void group_sub(vt_group *g, uint64_t size)
  *  Events
  * ------------------------------------------------------------------------ */
 /* Drops the live entry e: the memory goes back. */
+/* What the live entry e's memory leaves in its group, its lifetimes and the category
+ * log when it goes back (freed, or its free lost and the address taken again). */
+static void group_release(vt_replay *rp, const vt_live *e)
+{
+    if (e->group >= rp->ngroups) return;
+    vt_group *g = &rp->groups[e->group];
+    group_sub(g, e->size);
+    vt_life_free(&rp->life_sum[e->group], e->aux, rp->now);
+    if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
+}
+
 static void release(vt_replay *rp, vt_live *e)
 {
-    if (e->group < rp->ngroups) {
-        vt_group *g = &rp->groups[e->group];
-        group_sub(g, e->size);
-        vt_life_free(&rp->life_sum[e->group], e->aux, rp->now);
-        if (rp->catlog && g->cls == VT_CLASS_DEVICE)
-            vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
-    }
+    group_release(rp, e);
     live_delete(rp, e);
 }
 
@@ -438,13 +443,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     if (!fresh) {
         /* Its free was not recorded (lost events); the address is in use again. */
         rp->st.allocs_replaced++;
-        if (e->group < rp->ngroups) {
-            vt_group *og = &rp->groups[e->group];
-            group_sub(og, e->size);
-            vt_life_free(&rp->life_sum[e->group], e->aux, r->time_ns);
-            if (rp->catlog && og->cls == VT_CLASS_DEVICE)
-                vt_catlog_push_free(rp->catlog, e->group, r->time_ns, e->logix);
-        }
+        group_release(rp, e);
     }
     vt_group *g = &rp->groups[gi];
     uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE

@@ -110,7 +110,7 @@ static void module_offset(char *buf, size_t n, const char *mb, uint64_t off)
 /* Per stack node of one trace, its frames, made once: stacks share their outer frames
  * (the benchmark's 10,000 stacks of 20 to 40 frames are 143,380 nodes), and making a
  * frame (symbols, interning) is most of the folding. Kept while one trace's stacks are
- * folded; vt_sites_fold alone keeps none. */
+ * folded (NULL when it could not be made: frames are then made each time). */
 typedef struct {
     uint32_t *first;        /* node index -> pool index + 1; 0: not made yet */
     uint8_t *count;
@@ -295,6 +295,8 @@ static size_t node_frames(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_s
     return k;
 }
 
+/* Folds the stack ending at node stack_id into a site; its index, or UINT32_MAX when out
+ * of memory. */
 static uint32_t fold(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_sym *sym, uint32_t stack_id)
 {
     vt_site_frame fr[VT_SITE_MAX_FRAMES];
@@ -348,11 +350,6 @@ static uint32_t fold(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_sym *s
     while (ss->slots[i]) i = (i + 1) & ss->mask;
     ss->slots[i] = site + 1;
     return site;
-}
-
-uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t stack_id)
-{
-    return fold(ss, NULL, rp, sym, stack_id);
 }
 
 int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym)

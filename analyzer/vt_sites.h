@@ -45,11 +45,8 @@ typedef struct {
 
 #define VT_SITE_MAX_FRAMES 256
 
-/* Folds the stack ending at node stack_id of rp into a site; returns its index, or
- * UINT32_MAX when out of memory. Stack id 0 (no stack) folds to the empty site. */
-uint32_t vt_sites_fold(vt_sites *ss, const vt_replay *rp, vt_sym *sym, uint32_t stack_id);
-
-/* Folds the stacks of every group and OOM of rp (sets their .site). */
+/* Folds the stacks of every group and OOM of rp into sites (sets their .site; stack id 0,
+ * no stack, folds to the empty site). -1 when out of memory. */
 int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym);
 
 /* A module is CUDA plumbing when its base name is libcuda.so*, libcudart*, or the
