@@ -352,7 +352,6 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     return rp->gcache_val[ci] = gi;
 }
 
-
 /* Before a group changes, it remembers its value at the latest peak of each tracker
  * whose peak it has not seen yet. */
 static inline void group_touch(vt_group *g)
@@ -409,7 +408,6 @@ static inline void group_sub(vt_group *g, uint64_t size)
 /* ------------------------------------------------------------------------ *
  *  Events
  * ------------------------------------------------------------------------ */
-/* Drops the live entry e: the memory goes back. */
 /* What the live entry e's memory leaves in its group, its lifetimes and the category
  * log when it goes back (freed, or its free lost and the address taken again). */
 static void group_release(vt_replay *rp, const vt_live *e)
@@ -421,6 +419,7 @@ static void group_release(vt_replay *rp, const vt_live *e)
     if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
 }
 
+/* Drops the live entry e: the memory goes back. */
 static void release(vt_replay *rp, vt_live *e)
 {
     group_release(rp, e);
@@ -806,11 +805,12 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
 }
 
 /* The common events, inline: a device allocation at a fresh address by a stack whose
- * last group fits, and the free of a live device allocation, both of groups that feed
- * two trackers (the device and the analysis's total) and have no layer. They do what
- * on_alloc and on_free do (the same state after, kept so by the golden tests and
- * bench_smoke's peak), less what those check for the rare cases, each of which makes
- * these return 0 before changing anything: the caller then takes the general path. */
+ * group is one of its last two, and the free of a live device allocation, both of
+ * groups that feed two trackers (the device and the analysis's total) and have no
+ * layer. They do what on_alloc and on_free do (the same state after: tests/replay's
+ * replay_unit compares the two), less what those check for the rare cases, each of
+ * which makes these return 0 before changing anything: the caller then takes the
+ * general path. */
 static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
 {
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
