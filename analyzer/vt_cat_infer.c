@@ -130,6 +130,27 @@ static size_t swings(const int64_t *c, size_t n, int64_t h, swing *out, size_t m
     return k;
 }
 
+/* c's first and last values and its turning points (where it stops rising or falling),
+ * into out (n values at most); returns how many. swings() counts the same on them as on
+ * c: within a rising or falling run the hysteresis can only turn where the run ends,
+ * which is the run's extreme, and it ends each run in the same state. The search below
+ * counts swings at up to 40 thresholds; this makes those passes shorter. */
+static size_t turning_points(const int64_t *c, size_t n, int64_t *out)
+{
+    if (!n) return 0;
+    size_t k = 0;
+    int dir = 0;
+    out[k++] = c[0];
+    for (size_t i = 1; i < n; i++) {
+        int d = (c[i] > c[i - 1]) - (c[i] < c[i - 1]);
+        if (!d) continue;
+        if (dir && d != dir) out[k++] = c[i - 1];
+        dir = d;
+    }
+    out[k++] = c[n - 1];
+    return k;
+}
+
 /* ------------------------------------------------------------------------ *
  *  Phases
  * ------------------------------------------------------------------------ */
@@ -495,6 +516,8 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
         c[i] = v;
         if (v > peak) peak = v;
     }
+    int64_t *tp = malloc((n + 1) * sizeof *tp);
+    size_t ntp = tp ? turning_points(c, n, tp) : 0;
     /* The coarsest swings that repeat: h = peak/2, peak/4, ... */
     enum { NJ = 40 };
     vt_cat_iter *it = NULL;
@@ -502,7 +525,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
     int64_t h = 0;
     int dbg = getenv("VRAMTRACE_CAT_DEBUG") != NULL;
     for (int j = 1; j < NJ && (peak >> j) >= 4096 && !it; j++) {
-        size_t k = swings(c, n, peak >> j, NULL, 0);
+        size_t k = tp ? swings(tp, ntp, peak >> j, NULL, 0) : swings(c, n, peak >> j, NULL, 0);
         if (dbg) fprintf(stderr, "vramtrace: cat: hysteresis peak/2^%d: %zu swings\n", j, k);
         if (k < 2) continue;
         /* Past one swing per allocation there is no structure left to find. */
@@ -511,6 +534,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
         vt_cat_iter *x = at_hysteresis(l, &ga, c, peak >> j, k, &s, &m);
         if (!x) {
             free(c);
+            free(tp);
             free(s.mark);
             gallocs_free(&ga);
             return -1;
@@ -524,6 +548,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
         }
     }
     free(c);
+    free(tp);
     free(s.mark);
     gallocs_free(&ga);
     if (!it) return 0;
