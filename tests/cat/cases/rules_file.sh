@@ -4,7 +4,7 @@ F=$SRC_DIR/tests/data/findings
 cat > mine.rules <<'R'
 # whatever the layers' backward allocates is ours to call "other"
 [mine]
-other    function=layer_backward  file=bert.cu
+other    function=layer_backward  module=vt-bert
 R
 cat > second.rules <<'R'
 [second]
