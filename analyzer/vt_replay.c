@@ -331,6 +331,7 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     g->site = UINT32_MAX;
     if (rp->life_sum) rp->life_sum[gi] = 0;
     if (g->cls == VT_CLASS_DEVICE) g->layer = vt_layer_group(rp, stack_id, device);
+    if (g->layer) rp->layered = 1;
     if (g->cls == VT_CLASS_DEVICE) {
         g->tk[g->ntk++] = &d->dev;
         if (rp->global) g->tk[g->ntk++] = rp->global;
@@ -777,9 +778,12 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * live-set entry of the event PREFETCH_AHEAD events on is prefetched (with the next
  * slot, which a delete reads), and for an allocation the entry of stack_group that
  * names its group: the misses of a dozen events overlap. What is prefetched is a guess
- * (the table may grow on the way), never trusted. (Prefetching the groups too, 8 events
- * on, made no difference on the 50M-event benchmark trace and cost 15-20% on one whose
- * live set fits in L2: bench_replay, 2026-11-30, with groups of two lines and of one.) */
+ * (the table may grow on the way), never trusted. The group itself is prefetched in a
+ * second stage, GROUP_AHEAD events on (ev_prefetch_group): on a machine whose last-level
+ * cache holds the live set (the 2026-11-30 Intel dev VM) that made no difference, but
+ * where it does not (an AMD EPYC VM, ~4 MiB of effective L3, 2026-12-01) the group's
+ * line was the replay's largest stall and `report` on the benchmark trace went from
+ * 2.91 s to 2.64 s (median of 15 alternating runs). */
 #define PREFETCH_AHEAD 16
 
 /* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
@@ -793,6 +797,23 @@ static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *r
      * made rather than a branch on the type, which comes at random. */
     uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
     __builtin_prefetch(rp->stack_group + SG_WAYS * (size_t)s);
+}
+
+/* The second stage, GROUP_AHEAD events on: the lines ev_prefetch asked for have come,
+ * so the event's group can be guessed from them and prefetched (an allocation's from
+ * stack_group, a free's from its live entry when it sits at its home slot or the one
+ * after), with no branch on the type. */
+#define GROUP_AHEAD 8
+static inline __attribute__((always_inline)) void ev_prefetch_group(const vt_replay *rp, const vt_ev *e)
+{
+    size_t h = live_hash(rp, vt_kind_space(e->kind), e->addr);
+    const vt_live *l = &rp->live[h], *l2 = &rp->live[(h + 1) & rp->live_mask];
+    uint32_t gf = l->addr == e->addr ? l->group : l2->group;
+    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
+    uint32_t ga = rp->stack_group[SG_WAYS * (size_t)s] - 1;
+    uint32_t gi = e->type == VT_REC_ALLOC ? ga : gf;
+    if (gi >= rp->ngroups) gi = 0;
+    __builtin_prefetch(&rp->groups[gi]);
 }
 
 static inline void replay_ev(vt_replay *rp, const vt_ev *e)
@@ -824,8 +845,9 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
         if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) return 0;
     }
     vt_group *g = &rp->groups[gi];
-    /* (g->layer is in the group's second line: looked at only when some group has one) */
-    if (g->ntk != 2 || (rp->layers && g->layer)) return 0;
+    /* (g->layer is in the group's second line: looked at only when some group has one;
+     * rp->layers alone is made with the first device group, layer or not) */
+    if (g->ntk != 2 || (rp->layered && g->layer)) return 0;
     vt_live *l;
     for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
         l = &rp->live[i];
@@ -865,7 +887,7 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
     }
     if (l->group >= rp->ngroups) return 0;
     vt_group *g = &rp->groups[l->group];
-    if (g->ntk != 2 || (rp->layers && g->layer)) return 0;
+    if (g->ntk != 2 || (rp->layered && g->layer)) return 0;
     uint64_t size = l->size;
     rp->st.frees++;
     group_touch(g);
@@ -896,6 +918,7 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
         /* the events themselves were decoded on another core: fetch them early too */
         if (i + 4 * PREFETCH_AHEAD < n) __builtin_prefetch(&ev[i + 4 * PREFETCH_AHEAD]);
         if (i + PREFETCH_AHEAD < n) ev_prefetch(rp, &ev[i + PREFETCH_AHEAD]);
+        if (i + GROUP_AHEAD < n && rp->stack_group) ev_prefetch_group(rp, &ev[i + GROUP_AHEAD]);
         const vt_ev *e = &ev[i];
         nalloc += e->type == VT_REC_ALLOC;
         if (e->time_ns > rp->stop_time) continue;

@@ -236,7 +236,8 @@ struct vt_replay {
     vt_idarr pyframe_ix;
     vt_pyframe *pyframes;
     size_t npyframes, pyframes_cap;
-    vt_layers *layers;          /* made at the first group with a layer (vt_layer.c) */
+    vt_layers *layers;          /* made at the first device group (vt_layer.c) */
+    int layered;                /* some group has a layer (vt_group.layer) */
 
     vt_module *modules;
     size_t nmodules, modules_cap;
