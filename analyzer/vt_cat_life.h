@@ -1,8 +1,9 @@
 /* vt_cat_life.h - what the replay gathers for category inference, O(1) per event.
  *
  * Two things, both fed by vt_replay.c as allocations come and go:
- *  - vt_life, in every group: first allocation, frees, summed lifetimes. Enough to
- *    tell "never freed" from "freed soon after" for any group, whatever its size.
+ *  - vt_life, in every group: first allocation, frees, summed lifetimes (of a group
+ *    whose allocations were all freed). Enough to tell "never freed" from "freed soon
+ *    after" for any group, whatever its size.
  *  - vt_catlog, one per trace: the device allocations and frees of the first
  *    VT_CATLOG_MAX events, in order, with sizes. Training iterations and their phases
  *    (forward, backward, optimizer step) are found in this window after the replay
@@ -20,7 +21,8 @@
 typedef struct {
     uint64_t first_alloc;   /* ns since the trace started */
     uint64_t nfrees;
-    uint64_t life_sum;      /* ns from allocation to free, of freed ones */
+    uint64_t life_sum;      /* ns from allocation to free, summed; 0 while some are live
+                             * (inference reads it only once all are freed) */
 } vt_life;
 
 /* 16 bytes: the log is the largest thing the replay keeps after the live set. A free
@@ -114,13 +116,6 @@ static inline uint64_t vt_catlog_alloc_time(const vt_catlog *l, const vt_catlog_
 static inline void vt_life_alloc(vt_life *L, uint64_t nallocs, uint64_t t)
 {
     if (nallocs == 1) L->first_alloc = t;
-}
-
-/* A free adds its allocation's lifetime to the group's sum (nfrees is the group's
- * allocations less those live, which vt_replay_finish sets). */
-static inline void vt_life_free(uint64_t *life_sum, uint64_t alloc_time, uint64_t t)
-{
-    *life_sum += t > alloc_time ? t - alloc_time : 0;
 }
 
 #endif /* VT_CAT_LIFE_H */

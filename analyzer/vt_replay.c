@@ -31,7 +31,6 @@ void vt_replay_free(vt_replay *rp)
     free(rp->vmm_counts);
     free(rp->stack_group);
     free(rp->groups);
-    free(rp->life_sum);
     vt_idmap_free(&rp->group_ix);
     free(rp->nodes);
     vt_idarr_free(&rp->node_ix);
@@ -76,15 +75,9 @@ static int reserve(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-/* Groups: like reserve, but 64-byte aligned (vt_group's hot fields fill one cache line);
- * the lifetimes' sums beside them while the replay runs. */
+/* Groups: like reserve, but 64-byte aligned (vt_group's hot fields fill one cache line). */
 static int groups_resize(vt_replay *rp, size_t cap)
 {
-    if (rp->life_sum || !rp->ngroups) {
-        uint64_t *ls = realloc(rp->life_sum, cap * sizeof *ls);
-        if (!ls) return -1;
-        rp->life_sum = ls;
-    }
     vt_group *g = aligned_alloc(64, cap * sizeof *g);
     if (!g) return -1;
     if (rp->ngroups) memcpy(g, rp->groups, rp->ngroups * sizeof *g);
@@ -329,9 +322,7 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     g->device = (int8_t)device;
     g->cls = (uint8_t)vt_kind_class(kind);
     g->site = UINT32_MAX;
-    if (rp->life_sum) rp->life_sum[gi] = 0;
     if (g->cls == VT_CLASS_DEVICE) g->layer = vt_layer_group(rp, stack_id, device);
-    if (g->layer) rp->layered = 1;
     if (g->cls == VT_CLASS_DEVICE) {
         g->tk[g->ntk++] = &d->dev;
         if (rp->global) g->tk[g->ntk++] = rp->global;
@@ -344,6 +335,9 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     } else {
         g->tk[g->ntk++] = &rp->host;
     }
+    /* the fast paths reach the trackers as rp->dev[g->device + 1]->dev and rp->global */
+    g->fast = g->cls == VT_CLASS_DEVICE && !g->layer && g->ntk == 2 && g->tk[1] == rp->global &&
+              g->device == device && g->tk[0] == &rp->dev[device + 1]->dev;
     /* The group did not exist at any peak so far: its value there was 0. */
     for (unsigned k = 0; k < g->ntk; k++) g->stamp[k] = g->tk[k]->epoch;
     g->gen = peak_gen;
@@ -416,7 +410,7 @@ static void group_release(vt_replay *rp, const vt_live *e)
     if (e->group >= rp->ngroups) return;
     vt_group *g = &rp->groups[e->group];
     group_sub(g, e->size);
-    vt_life_free(&rp->life_sum[e->group], e->aux, rp->now);
+    g->free_times += rp->now;
     if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
 }
 
@@ -459,6 +453,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     }
     g->nallocs++;
     g->total_bytes += r->size;
+    g->alloc_times += r->time_ns;
     group_add(rp, g, r->size);
     vt_life_alloc(&g->life, g->nallocs, r->time_ns);
 }
@@ -845,9 +840,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
         if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) return 0;
     }
     vt_group *g = &rp->groups[gi];
-    /* (g->layer is in the group's second line: looked at only when some group has one;
-     * rp->layers alone is made with the first device group, layer or not) */
-    if (g->ntk != 2 || (rp->layered && g->layer)) return 0;
+    if (!g->fast || g->ntk != 2) return 0;  /* ntk: trackers added after it was made */
     vt_live *l;
     for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
         l = &rp->live[i];
@@ -867,12 +860,13 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
     rp->st.allocs++;
     g->nallocs++;
     g->total_bytes += size;
+    g->alloc_times += e->time_ns;
     group_touch(g);
     g->live += size;
     g->live_count++;
-    tracker_add(rp, g->tk[0], size);
-    tracker_add(rp, g->tk[1], size);
-    vt_life_alloc(&g->life, g->nallocs, e->time_ns);
+    tracker_add(rp, &rp->dev[g->device + 1]->dev, size);
+    tracker_add(rp, rp->global, size);
+    if (__builtin_expect(g->nallocs == 1, 0)) vt_life_alloc(&g->life, 1, e->time_ns);
     return 1;
 }
 
@@ -887,18 +881,18 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
     }
     if (l->group >= rp->ngroups) return 0;
     vt_group *g = &rp->groups[l->group];
-    if (g->ntk != 2 || (rp->layered && g->layer)) return 0;
+    if (!g->fast || g->ntk != 2) return 0;
     uint64_t size = l->size;
     rp->st.frees++;
     group_touch(g);
     g->live -= size;
     g->live_count--;
-    vt_tracker *t0 = g->tk[0], *t1 = g->tk[1];
+    g->free_times += rp->now;
+    vt_tracker *t0 = &rp->dev[g->device + 1]->dev, *t1 = rp->global;
     t0->live -= size;
     t0->count--;
     t1->live -= size;
     t1->count--;
-    vt_life_free(&rp->life_sum[l->group], l->aux, rp->now);
     if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, l->group, rp->now, l->logix);
     live_delete(rp, l);
     return 1;
@@ -961,13 +955,12 @@ void vt_replay_finish(vt_replay *rp)
     for (size_t i = 0; i < rp->ngroups; i++) {
         vt_group *g = &rp->groups[i];
         group_touch(g);
-        if (rp->life_sum) {
-            g->life.nfrees = g->nallocs - g->live_count;
-            g->life.life_sum = rp->life_sum[i];
-        }
+        g->life.nfrees = g->nallocs - g->live_count;
+        /* Each free (or release of a live address taken again) adds its time and each
+         * allocation its own, so once none is live the difference is the sum of their
+         * lifetimes, exact in 64-bit arithmetic however the two sums wrapped. */
+        g->life.life_sum = g->live_count ? 0 : g->free_times - g->alloc_times;
     }
-    free(rp->life_sum);
-    rp->life_sum = NULL;
     /* Lookups for the replay only: their memory goes back before the sites are made,
      * where the peak is. */
     free(rp->stack_group);

@@ -60,20 +60,27 @@ typedef struct {
 } vt_tracker;
 
 /* Allocations that share a stack, a kind and a device. What the common events touch
- * (vt_replay.c's fast_alloc and fast_free) fills the first cache line, up to tk[1], the
- * array being 64-byte aligned and a group 192 bytes: with thousands of call sites the
- * groups are hit at random, and one line each stays in L2 where two did not (the
- * lifetimes' sum, which every free adds to, is kept beside the groups during the
- * replay for that reason: vt_replay.life_sum). */
+ * (vt_replay.c's fast_alloc and fast_free) fills the first cache line, the array being
+ * 64-byte aligned and a group 192 bytes: with thousands of call sites the groups are hit
+ * at random, and one line each stays in cache where two did not. So the lifetimes are
+ * kept there as two sums of times (a group's summed lifetimes, once all its allocations
+ * are freed, are their difference: vt_replay_finish), and the fast paths find their two
+ * trackers from the device (`fast`) rather than through tk[], which group_touch reads. */
 typedef struct {
     uint32_t stack_id;
     uint8_t  kind;
     int8_t   device;
     uint8_t  cls;           /* vt_class */
     uint8_t  ntk;           /* trackers fed */
-    uint64_t live, live_count;
+    uint32_t live_count;
+    uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global } */
+    uint8_t  pad[3];
+    uint64_t live;
     uint64_t nallocs, total_bytes;
     uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
+    uint64_t alloc_times;   /* sum of its allocations' times (mod 2^64) */
+    uint64_t free_times;    /* sum of its frees' times (mod 2^64) */
+    /* the second line on: what group_touch, the general paths and the analysis read */
     vt_tracker *tk[VT_MAX_TRACK];
     uint64_t stamp[VT_MAX_TRACK];
     vt_layer_ctr *layer;    /* device memory: its layer's counter (vt_layer.h), or NULL */
@@ -84,12 +91,12 @@ typedef struct {
     uint16_t cat_rule;      /* rule section that decided (vt_rules), 0 = none */
     uint8_t  cat, cat_how;  /* vt_cat, vt_cat_how: set after the replay (vt_cat.h) */
     uint64_t at_peak[VT_MAX_TRACK];
-    uint64_t at_peak_count[VT_MAX_TRACK];
+    uint32_t at_peak_count[VT_MAX_TRACK];
     uint8_t  cat_flags;     /* VT_CATF_* */
-    uint8_t  spare[7];      /* to 192 bytes: 3 cache lines */
+    uint8_t  spare[3];      /* to 192 bytes: 3 cache lines */
 } vt_group;
-_Static_assert(sizeof(vt_group) % 64 == 0, "vt_group: a whole number of cache lines");
-_Static_assert(offsetof(vt_group, tk) + 2 * sizeof(vt_tracker *) == 64, "vt_group: the hot fields fill one line");
+_Static_assert(sizeof(vt_group) == 192, "vt_group: three cache lines");
+_Static_assert(offsetof(vt_group, tk) == 64, "vt_group: the hot fields fill one line");
 
 /* What a device is, from DEVICE records, and its trackers. */
 typedef struct {
@@ -217,7 +224,6 @@ struct vt_replay {
 
     vt_group *groups;
     size_t ngroups, groups_cap;
-    uint64_t *life_sum;         /* per group, its vt_life.life_sum until vt_replay_finish */
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
     uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
     uint32_t gcache_val[1024];
@@ -237,7 +243,6 @@ struct vt_replay {
     vt_pyframe *pyframes;
     size_t npyframes, pyframes_cap;
     vt_layers *layers;          /* made at the first device group (vt_layer.c) */
-    int layered;                /* some group has a layer (vt_group.layer) */
 
     vt_module *modules;
     size_t nmodules, modules_cap;
