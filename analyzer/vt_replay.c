@@ -26,7 +26,7 @@ void vt_replay_free(vt_replay *rp)
 {
     if (!rp) return;
     for (int i = 0; i < VT_NDEV; i++) free(rp->dev[i]);
-    free(rp->live);
+    vt_live_free(&rp->live);
     vt_idmap_free(&rp->vmm_ix);
     free(rp->vmm_counts);
     free(rp->stack_group);
@@ -95,129 +95,6 @@ static void shrink(void **p, size_t *cap, size_t n, size_t elem)
     if (!q) return;
     *p = q;
     *cap = n ? n : 1;
-}
-
-/* ------------------------------------------------------------------------ *
- *  The live set: (space, addr) -> vt_live
- * ------------------------------------------------------------------------ */
-static inline size_t live_hash(const vt_replay *rp, unsigned space, uint64_t addr)
-{
-    /* Addresses are aligned and clustered: a multiplicative mix spreads them. */
-    return (size_t)(((addr ^ ((uint64_t)space << 59)) * 0x9e3779b97f4a7c15ull) >> rp->live_shift);
-}
-
-static inline vt_live *live_find(vt_replay *rp, unsigned space, uint64_t addr)
-{
-    if (!rp->live) return NULL;
-    size_t i = live_hash(rp, space, addr);
-    for (;;) {
-        vt_live *e = &rp->live[i];
-        if (e->space == space && e->addr == addr) return e;
-        if (e->space == 0) return NULL;
-        i = (i + 1) & rp->live_mask;
-    }
-}
-
-/* The live set of a long run outgrows the TLB's reach in 4 KiB pages, and a TLB miss
- * stalls even a prefetched access: big tables ask for 2 MiB pages. */
-#define HUGE_PAGE (2u << 20)
-static vt_live *live_alloc(size_t cap)
-{
-    size_t bytes = cap * sizeof(vt_live);
-    if (bytes < 2 * HUGE_PAGE) return calloc(cap, sizeof(vt_live));
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes)) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, bytes);
-    return p;
-}
-
-static int live_grow(vt_replay *rp)
-{
-    size_t cap = rp->live ? (rp->live_mask + 1) * 2 : 1024;
-    vt_live *old = rp->live;
-    size_t old_cap = old ? rp->live_mask + 1 : 0;
-    vt_live *nl = live_alloc(cap);
-    if (!nl) return -1;
-    rp->live = nl;
-    rp->live_mask = cap - 1;
-    rp->live_shift = 64;
-    for (size_t c = cap; c > 1; c >>= 1) rp->live_shift--;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].space) continue;
-        size_t j = live_hash(rp, old[i].space, old[i].addr);
-        while (nl[j].space) j = (j + 1) & rp->live_mask;
-        nl[j] = old[i];
-    }
-    free(old);
-    return 0;
-}
-
-/* Finds the entry of (space, addr), or the free slot where it goes and sets *fresh:
- * counted as used, left for the caller to fill with one whole-entry store (a memset,
- * then a bitfield's read-modify-write of the same bytes, stalls on store forwarding).
- * The pointer is valid until the next insert or delete. */
-static inline vt_live *live_upsert(vt_replay *rp, unsigned space, uint64_t addr, int *fresh)
-{
-    if ((rp->live_n + 1) * 2 > rp->live_mask + 1 && live_grow(rp)) { /* live_mask is 0 with no table */
-        rp->nomem = 1;
-        return NULL;
-    }
-    size_t i = live_hash(rp, space, addr);
-    for (;;) {
-        vt_live *e = &rp->live[i];
-        if (e->space == space && e->addr == addr) {
-            *fresh = 0;
-            return e;
-        }
-        if (!e->space) {
-            rp->live_n++;
-            *fresh = 1;
-            return e;
-        }
-        i = (i + 1) & rp->live_mask;
-    }
-}
-
-/* Inserts a new entry (the key must be absent); the pointer is valid until the next
- * insert or delete. */
-static vt_live *live_insert(vt_replay *rp, unsigned space, uint64_t addr)
-{
-    if ((rp->live_n + 1) * 2 > rp->live_mask + 1 && live_grow(rp)) { /* live_mask is 0 with no table */
-        rp->nomem = 1;
-        return NULL;
-    }
-    size_t i = live_hash(rp, space, addr);
-    while (rp->live[i].space) i = (i + 1) & rp->live_mask;
-    vt_live *e = &rp->live[i];
-    memset(e, 0, sizeof *e);
-    e->space = (uint8_t)space;
-    e->addr = addr;
-    rp->live_n++;
-    return e;
-}
-
-/* Deletes e by shifting later members of its probe run back (no tombstones, so probe
- * runs stay short however many allocations come and go). */
-static void live_delete(vt_replay *rp, vt_live *e)
-{
-    size_t i = (size_t)(e - rp->live);
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & rp->live_mask;
-        vt_live *f = &rp->live[j];
-        if (!f->space) break;
-        size_t home = live_hash(rp, f->space, f->addr);
-        /* f may move to i when its home is not in the cyclic range (i, j]. */
-        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-            rp->live[i] = *f;
-            i = j;
-        }
-    }
-    rp->live[i] = (vt_live){ 0 };   /* whole: a bitfield's store reads the word first */
-    rp->live_n--;
 }
 
 /* The [references, mappings] of a VMM handle, made (zero) when create is set; NULL
@@ -407,18 +284,30 @@ static inline void group_sub(vt_group *g, uint64_t size)
  * log when it goes back (freed, or its free lost and the address taken again). */
 static void group_release(vt_replay *rp, const vt_live *e)
 {
-    if (e->group >= rp->ngroups) return;
-    vt_group *g = &rp->groups[e->group];
-    group_sub(g, e->size);
+    uint32_t gi = vt_live_group(&rp->live, e);
+    if (gi >= rp->ngroups) return;
+    vt_group *g = &rp->groups[gi];
+    group_sub(g, vt_live_size(&rp->live, e));
     g->free_times += rp->now;
-    if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, e->group, rp->now, e->logix);
+    /* only ext entries can have been logged (vt_live.h) */
+    if (rp->catlog && g->cls == VT_CLASS_DEVICE && vt_live_is_ext(e))
+        vt_catlog_push_free(rp->catlog, gi, rp->now, vt_live_ext_of(&rp->live, e)->logix);
 }
 
 /* Drops the live entry e: the memory goes back. */
 static void release(vt_replay *rp, vt_live *e)
 {
     group_release(rp, e);
-    live_delete(rp, e);
+    vt_live_delete(&rp->live, e);
+}
+
+/* An allocation of a device group that the category log may still ask about: one it
+ * logs, or (with times out of order across threads) one older than the log's end. Its
+ * live entry keeps its time and log index (vt_live.h). */
+static inline int catlog_may_ask(const vt_replay *rp, const vt_group *g, uint64_t t)
+{
+    const vt_catlog *l = rp->catlog;
+    return l && g->cls == VT_CLASS_DEVICE && (!l->full || t < l->full_time);
 }
 
 static void on_alloc(vt_replay *rp, const vt_ev *r)
@@ -432,18 +321,21 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     uint32_t gi = group_get(rp, r->stack_id, r->kind, r->device);
     if (gi == UINT32_MAX) { rp->nomem = 1; return; }
     int fresh;
-    vt_live *e = live_upsert(rp, space, r->addr, &fresh);
-    if (!e) return;
+    vt_live *e = vt_live_upsert(&rp->live, space, r->addr, &fresh);
+    if (!e) { rp->nomem = 1; return; }
     if (!fresh) {
         /* Its free was not recorded (lost events); the address is in use again. */
         rp->st.allocs_replaced++;
         group_release(rp, e);
     }
     vt_group *g = &rp->groups[gi];
+    int keep = catlog_may_ask(rp, g, r->time_ns);
     uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
                          ? vt_catlog_push_alloc(rp->catlog, gi, r->time_ns, r->size) : VT_CATLOG_NONE;
-    *e = (vt_live){ .addr = r->addr, .size = r->size, .aux = r->time_ns, .group = gi,
-                    .space = space & 0xff, .logix = logix & 0xffffff };
+    if (vt_live_set(&rp->live, e, space, r->addr, r->size, gi, r->time_ns, logix, keep)) {
+        rp->nomem = 1;
+        return;
+    }
     if (space == VT_SPACE_VMM_HANDLE) {
         uint32_t *c = vmm_counts(rp, r->addr, 1);
         if (c) {
@@ -462,7 +354,7 @@ static void on_free(vt_replay *rp, const vt_ev *r)
 {
     unsigned space = vt_kind_space(r->kind);
     rp->st.frees++;
-    vt_live *e = space ? live_find(rp, space, r->addr) : NULL;
+    vt_live *e = space ? vt_live_find(&rp->live, space, r->addr) : NULL;
     if (!e) {
         rp->st.frees_unmatched++;
         return;
@@ -480,10 +372,10 @@ static void on_free(vt_replay *rp, const vt_ev *r)
 
 static void unmap_one(vt_replay *rp, vt_live *m)
 {
-    uint64_t handle = m->aux;
-    live_delete(rp, m);
+    uint64_t handle = vt_live_ext_of(&rp->live, m)->aux;  /* mappings are ext entries */
+    vt_live_delete(&rp->live, m);
     rp->mappings--;
-    vt_live *h = live_find(rp, VT_SPACE_VMM_HANDLE, handle);
+    vt_live *h = vt_live_find(&rp->live, VT_SPACE_VMM_HANDLE, handle);
     if (!h) return;
     uint32_t *c = vmm_counts(rp, handle, 0);
     if (c && c[1]) c[1]--;
@@ -496,9 +388,9 @@ static void on_unmap(vt_replay *rp, uint64_t va, uint64_t size)
     uint64_t cur = va;
     /* Mappings of one range usually sit back to back: follow them from va. */
     while (cur < end) {
-        vt_live *m = live_find(rp, VT_SPACE_MAPPING, cur);
+        vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, cur);
         if (!m) break;
-        uint64_t msize = m->size;
+        uint64_t msize = vt_live_size(&rp->live, m);
         unmap_one(rp, m);
         if (!msize || cur + msize < cur) break;
         cur += msize;
@@ -508,9 +400,9 @@ static void on_unmap(vt_replay *rp, uint64_t va, uint64_t size)
      * full scan is acceptable; restart after each removal since deletion moves entries. */
     for (int again = 1; again;) {
         again = 0;
-        for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
-            vt_live *m = &rp->live[i];
-            if (m->space == VT_SPACE_MAPPING && m->addr >= va && m->addr < end) {
+        for (size_t i = 0; rp->live.tab && i <= rp->live.mask; i++) {
+            vt_live *m = &rp->live.tab[i];
+            if (vt_live_space(m) == VT_SPACE_MAPPING && m->addr >= va && m->addr < end) {
                 unmap_one(rp, m);
                 again = 1;
                 break;
@@ -524,15 +416,16 @@ static void on_vmm(vt_replay *rp, const vt_rec *r)
     rp->st.vmm_ops++;
     switch (r->kind) {
     case VT_VMM_MAP: {
-        vt_live *old = live_find(rp, VT_SPACE_MAPPING, r->addr);
+        vt_live *old = vt_live_find(&rp->live, VT_SPACE_MAPPING, r->addr);
         if (old) unmap_one(rp, old); /* its unmap was not recorded */
-        uint32_t *c = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
+        uint32_t *c = vt_live_find(&rp->live, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
         if (c) c[1]++;
-        vt_live *m = live_insert(rp, VT_SPACE_MAPPING, r->addr);
-        if (!m) return;
-        m->size = r->size;
-        m->aux = r->aux1;
-        m->group = UINT32_MAX;
+        vt_live *m = vt_live_insert(&rp->live, VT_SPACE_MAPPING, r->addr);
+        if (!m || vt_live_set(&rp->live, m, VT_SPACE_MAPPING, r->addr, r->size, VT_LIVE_NO_GROUP, r->aux1,
+                              VT_CATLOG_NONE, 1)) {
+            rp->nomem = 1;
+            return;
+        }
         rp->mappings++;
         break;
     }
@@ -540,7 +433,7 @@ static void on_vmm(vt_replay *rp, const vt_rec *r)
         on_unmap(rp, r->addr, r->size);
         break;
     case VT_VMM_RETAIN: {
-        uint32_t *c = live_find(rp, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
+        uint32_t *c = vt_live_find(&rp->live, VT_SPACE_VMM_HANDLE, r->aux1) ? vmm_counts(rp, r->aux1, 0) : NULL;
         if (c) c[0]++;
         break;
     }
@@ -785,7 +678,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * the calls whose result is unused, i.e. all of them. */
 static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *rp, const vt_ev *e)
 {
-    const vt_live *l = &rp->live[live_hash(rp, vt_kind_space(e->kind), e->addr)];
+    const vt_live *l = &rp->live.tab[vt_live_hash(&rp->live, vt_kind_space(e->kind), e->addr)];
     __builtin_prefetch(l);
     __builtin_prefetch(l + 1); /* the same line, or the next one; never dereferenced */
     /* An allocation's stack_group entry; a free's (stack 0, mostly) is a harmless guess,
@@ -801,9 +694,9 @@ static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *r
 #define GROUP_AHEAD 8
 static inline __attribute__((always_inline)) void ev_prefetch_group(const vt_replay *rp, const vt_ev *e)
 {
-    size_t h = live_hash(rp, vt_kind_space(e->kind), e->addr);
-    const vt_live *l = &rp->live[h], *l2 = &rp->live[(h + 1) & rp->live_mask];
-    uint32_t gf = l->addr == e->addr ? l->group : l2->group;
+    size_t h = vt_live_hash(&rp->live, vt_kind_space(e->kind), e->addr);
+    const vt_live *l = &rp->live.tab[h], *l2 = &rp->live.tab[(h + 1) & rp->live.mask];
+    uint32_t gf = (uint32_t)((l->addr == e->addr ? l->v : l2->v) >> 4) & (VT_LIVE_GROUP_MAX - 1);
     uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
     uint32_t ga = rp->stack_group[SG_WAYS * (size_t)s] - 1;
     uint32_t gi = e->type == VT_REC_ALLOC ? ga : gf;
@@ -821,16 +714,17 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
 }
 
 /* The common events, inline: a device allocation at a fresh address by a stack whose
- * group is one of its last two, and the free of a live device allocation, both of
- * groups that feed two trackers (the device and the analysis's total) and have no
- * layer. They do what on_alloc and on_free do (the same state after: tests/replay's
+ * group is one of its last two, that fits a packed live entry and that the category log
+ * will not ask about, and the free of a live device allocation with a packed entry,
+ * both of groups that feed two trackers (the device and the analysis's total) and have
+ * no layer. They do what on_alloc and on_free do (the same state after: tests/replay's
  * replay_unit compares the two), less what those check for the rare cases, each of
  * which makes these return 0 before changing anything: the caller then takes the
  * general path. */
 static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
 {
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
-        e->stack_id >= rp->nstack_group || (rp->live_n + 1) * 2 > rp->live_mask + 1)
+        e->stack_id >= rp->nstack_group || vt_live_full(&rp->live) || e->size >= VT_LIVE_SIZE_MAX)
         return 0;
     /* the stack's last group, or the one before (group_get's order, swapped the same way) */
     uint32_t *sg = &rp->stack_group[SG_WAYS * (size_t)e->stack_id];
@@ -840,23 +734,21 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
         if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) return 0;
     }
     vt_group *g = &rp->groups[gi];
-    if (!g->fast || g->ntk != 2) return 0;  /* ntk: trackers added after it was made */
+    /* ntk: trackers added after it was made */
+    if (!g->fast || g->ntk != 2 || gi >= VT_LIVE_GROUP_MAX || catlog_may_ask(rp, g, e->time_ns)) return 0;
     vt_live *l;
-    for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
-        l = &rp->live[i];
-        if (!l->space) break;
-        if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
+    for (size_t i = vt_live_hash(&rp->live, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live.mask) {
+        l = &rp->live.tab[i];
+        if (!l->v) break;
+        if (vt_live_space(l) == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
     }
     if (gi + 1 != sg[0]) {  /* it was second */
         sg[1] = sg[0];
         sg[0] = gi + 1;
     }
     uint64_t size = e->size;
-    uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
-                         ? vt_catlog_push_alloc(rp->catlog, gi, e->time_ns, size) : VT_CATLOG_NONE;
-    *l = (vt_live){ .addr = e->addr, .size = size, .aux = e->time_ns, .group = gi,
-                    .space = VT_SPACE_DEVICE_PTR, .logix = logix & 0xffffff };
-    rp->live_n++;
+    *l = (vt_live){ e->addr, vt_live_pack(VT_SPACE_DEVICE_PTR, gi, size) };
+    rp->live.n++;
     rp->st.allocs++;
     g->nallocs++;
     g->total_bytes += size;
@@ -874,15 +766,17 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
 {
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR) return 0;
     vt_live *l;
-    for (size_t i = live_hash(rp, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live_mask) {
-        l = &rp->live[i];
-        if (l->space == VT_SPACE_DEVICE_PTR && l->addr == e->addr) break;
-        if (!l->space) return 0;
+    for (size_t i = vt_live_hash(&rp->live, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live.mask) {
+        l = &rp->live.tab[i];
+        if (vt_live_space(l) == VT_SPACE_DEVICE_PTR && l->addr == e->addr) break;
+        if (!l->v) return 0;
     }
-    if (l->group >= rp->ngroups) return 0;
-    vt_group *g = &rp->groups[l->group];
+    if (vt_live_is_ext(l)) return 0;  /* the category log may want to hear of it */
+    uint32_t gi = (uint32_t)(l->v >> 4) & (VT_LIVE_GROUP_MAX - 1);
+    if (gi >= rp->ngroups) return 0;
+    vt_group *g = &rp->groups[gi];
     if (!g->fast || g->ntk != 2) return 0;
-    uint64_t size = l->size;
+    uint64_t size = l->v >> 28;
     rp->st.frees++;
     group_touch(g);
     g->live -= size;
@@ -893,8 +787,7 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e)
     t0->count--;
     t1->live -= size;
     t1->count--;
-    if (rp->catlog && g->cls == VT_CLASS_DEVICE) vt_catlog_push_free(rp->catlog, l->group, rp->now, l->logix);
-    live_delete(rp, l);
+    vt_live_delete(&rp->live, l);
     return 1;
 }
 
@@ -903,7 +796,7 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
     size_t i = 0, nalloc = 0;
     rp->st.records += n;
     /* Until something was allocated there is nothing to prefetch from. */
-    for (; i < n && !rp->live; i++) {
+    for (; i < n && !rp->live.tab; i++) {
         nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
@@ -980,11 +873,13 @@ static void keep_live_end(vt_replay *rp)
     uint64_t end = l->full ? l->full_time : UINT64_MAX;
     size_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; rp->live && i <= rp->live_mask; i++) {
-            const vt_live *e = &rp->live[i];
-            if (!e->space || e->space == VT_SPACE_MAPPING || e->group >= rp->ngroups) continue;
-            if (rp->groups[e->group].cls != VT_CLASS_DEVICE || e->aux >= end) continue;
-            if (pass) l->live_end[l->nlive_end++] = (vt_catlog_live){ e->aux, e->size, e->group };
+        for (size_t i = 0; rp->live.tab && i <= rp->live.mask; i++) {
+            /* those it may ask about have ext entries (catlog_may_ask) */
+            const vt_live *e = &rp->live.tab[i];
+            if (!vt_live_is_ext(e) || vt_live_space(e) == VT_SPACE_MAPPING) continue;
+            const vt_live_ext *x = vt_live_ext_of(&rp->live, e);
+            if (x->group >= rp->ngroups || rp->groups[x->group].cls != VT_CLASS_DEVICE || x->aux >= end) continue;
+            if (pass) l->live_end[l->nlive_end++] = (vt_catlog_live){ x->aux, x->size, x->group };
             else n++;
         }
         if (pass || !n) break;
@@ -995,10 +890,8 @@ static void keep_live_end(vt_replay *rp)
 void vt_replay_drop_live(vt_replay *rp)
 {
     if (rp->catlog && !rp->catlog->live_end) keep_live_end(rp);
-    free(rp->live);
-    rp->live = NULL;
-    rp->live_mask = rp->live_n = rp->mappings = 0;
-    rp->live_shift = 0;
+    vt_live_free(&rp->live);
+    rp->mappings = 0;
     vt_idmap_free(&rp->vmm_ix);
     free(rp->vmm_counts);
     rp->vmm_counts = NULL;

@@ -19,6 +19,7 @@
 
 #include "vt_cat_life.h"
 #include "vt_format.h"
+#include "vt_live.h"
 #include "vt_reader.h"
 #include "vt_table.h"
 
@@ -166,18 +167,6 @@ typedef struct {
     uint32_t line;
 } vt_pyframe;
 
-/* An entry of the live set (and of the VMM mapping set). 32 bytes, so that an entry
- * is never split over two cache lines: the set is hit at random, a line per event. */
-typedef struct {
-    uint64_t addr;
-    uint64_t size;
-    uint64_t aux;           /* allocation: time; mapping: handle */
-    uint32_t group;         /* UINT32_MAX: a mapping */
-    uint32_t space : 8;     /* vt_space, or VT_SPACE_MAPPING; 0 = empty slot */
-    uint32_t logix : 24;    /* its vt_catlog entry, VT_CATLOG_NONE: not logged */
-} vt_live;
-
-#define VT_SPACE_MAPPING 7
 
 typedef struct vt_replay vt_replay;
 
@@ -211,10 +200,8 @@ struct vt_replay {
     vt_device *dev[VT_NDEV];
     vt_tracker host;            /* pinned host memory */
 
-    /* live set: open addressing, linear probing, deletion by backward shift */
-    vt_live *live;
-    size_t live_mask, live_n, mappings;
-    unsigned live_shift;        /* 64 - log2(capacity): the hash takes the top bits */
+    vt_liveset live;            /* live allocations and mappings (vt_live.h) */
+    size_t mappings;
     /* VMM handles' references (create, retains) not yet released and mappings not yet
      * unmapped: handle -> vmm_counts[2 * i], [2 * i + 1]. Only handles have them, so
      * they are kept here rather than in every live entry. */

@@ -4,8 +4,10 @@
  * event to on_alloc/on_free; vt_replay_rec always takes the general path. Both must end
  * in the same state. Random events over a few stacks that each allocate many (kind,
  * device) pairs (more than stack_group's ways), pinned host and managed memory, lost
- * frees (an allocation over a live address), frees of nothing live, and new peaks late
- * in the run are replayed both ways; groups, trackers, statistics, the category log and
+ * frees (an allocation over a live address), frees of nothing live, sizes too large for a
+ * packed live entry, new peaks late in the run, and more events than the category log
+ * holds (so that the inline paths take the allocations after its window, and the frees
+ * of those inside it after it is full) are replayed both ways; groups, trackers, statistics, the category log and
  * what is live at the end are compared field by field. Prints one line per difference
  * and exits 1 when there is any. */
 #include "vt_replay.h"
@@ -35,7 +37,7 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rnd_state >> 33) % n;
 }
 
-enum { NSTACKS = 12, NEVENTS = 300000, NADDR = 5000 };
+enum { NSTACKS = 12, NEVENTS = 3 * VT_CATLOG_MAX, NADDR = 5000 };
 
 static vt_replay *fresh(vt_tracker *global)
 {
@@ -86,7 +88,7 @@ int main(void)
             e->kind = k;
             e->device = (int8_t)rnd(3);                        /* 3 devices x 6 kinds per stack */
             e->stack_id = 2 + rnd(NSTACKS);
-            e->size = 512 + rnd(1u << 20);
+            e->size = rnd(1000) ? 512 + rnd(1u << 20) : VT_LIVE_SIZE_MAX + rnd(1u << 20);
             if (a < NADDR) live_kind[a] = k;
         } else {
             uint8_t k = a < NADDR ? live_kind[a] : VT_KIND_MEM_ALLOC;
@@ -107,6 +109,13 @@ int main(void)
                      .time_ns = e->time_ns, .addr = e->addr, .size = e->size };
         vt_replay_rec(b, &r);
     }
+    /* both kinds of live entry in the end (vt_live.h) */
+    size_t packed = 0, ext = 0;
+    for (size_t i = 0; a->live.tab && i <= a->live.mask; i++) {
+        packed += a->live.tab[i].v && !vt_live_is_ext(&a->live.tab[i]);
+        ext += vt_live_is_ext(&a->live.tab[i]);
+    }
+    SAME(packed > 0 && ext > 0 && a->catlog->full, 1, "packed and ext live entries, a full category log");
     SAME(a->catlog->n, b->catlog->n, "category log entries");
     for (size_t i = 0; i < a->catlog->n && i < b->catlog->n; i++) {
         const vt_catlog_ent *x = &a->catlog->e[i], *y = &b->catlog->e[i];
