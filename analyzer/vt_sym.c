@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "vt_sym.h"
 #include "vt_sym_int.h"
+#include "vt_table.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -99,13 +100,6 @@ struct vt_sym {
 /* ------------------------------------------------------------------------ *
  *  Interned strings: frames point into an arena that lives as long as s
  * ------------------------------------------------------------------------ */
-static uint64_t vt_sym_strhash(const char *p, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
-    return h;
-}
-
 static char *vt_sym_arena_dup(vt_sym *s, const char *p, size_t len)
 {
     vt_sym_block *b = s->arena;
@@ -133,14 +127,14 @@ static const char *vt_sym_intern(vt_sym *s, const char *p)
         if (t == NULL) return NULL;
         for (size_t i = 0; i < s->capstrs; i++) {
             if (s->strs[i] == NULL) continue;
-            size_t j = vt_sym_strhash(s->strs[i], strlen(s->strs[i])) & (cap - 1);
+            size_t j = vt_str_hash(s->strs[i], strlen(s->strs[i])) & (cap - 1);
             while (t[j] != NULL) j = (j + 1) & (cap - 1);
             t[j] = s->strs[i];
         }
         free(s->strs);
         s->strs = t, s->capstrs = cap;
     }
-    size_t j = vt_sym_strhash(p, len) & (s->capstrs - 1);
+    size_t j = vt_str_hash(p, len) & (s->capstrs - 1);
     for (; s->strs[j] != NULL; j = (j + 1) & (s->capstrs - 1))
         if (strcmp(s->strs[j], p) == 0) return s->strs[j];
     char *d = vt_sym_arena_dup(s, p, len);

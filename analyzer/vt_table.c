@@ -143,16 +143,6 @@ void vt_idarr_free(vt_idarr *m)
 /* ------------------------------------------------------------------------ *
  *  String interning
  * ------------------------------------------------------------------------ */
-static uint64_t str_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int strtab_grow_slots(vt_strtab *t)
 {
     size_t cap = t->mask ? (t->mask + 1) * 2 : 256;
@@ -171,7 +161,7 @@ static int strtab_grow_slots(vt_strtab *t)
 
 uint32_t vt_strtab_intern(vt_strtab *t, const char *s, size_t n)
 {
-    uint64_t h = str_hash(s, n);
+    uint64_t h = vt_str_hash(s, n);
     if (t->mask) {
         size_t i = (size_t)h & t->mask;
         while (t->slots[i]) {

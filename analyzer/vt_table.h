@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------------ *
  *  Arena
@@ -68,6 +69,26 @@ static inline uint64_t vt_hash64(uint64_t x)
     x *= 0xc4ceb9fe1a85ec53ull;
     x ^= x >> 33;
     return x;
+}
+
+/* A hash of the bytes s[0..n), eight at a time (symbol and frame names run to hundreds
+ * of bytes, where a byte-at-a-time hash was most of the cost of interning them). */
+static inline uint64_t vt_str_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    return vt_hash64(h);
 }
 
 /* ------------------------------------------------------------------------ *
