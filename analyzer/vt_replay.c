@@ -673,32 +673,40 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * line was the replay's largest stall and `report` on the benchmark trace went from
  * 2.91 s to 2.64 s (median of 15 alternating runs). */
 #define PREFETCH_AHEAD 16
+#define LOOK_RING 32   /* more than PREFETCH_AHEAD, a power of two */
+_Static_assert(LOOK_RING > PREFETCH_AHEAD && (LOOK_RING & (LOOK_RING - 1)) == 0, "LOOK_RING");
+
+/* What the first stage found for an event, for the second stage and the fast paths:
+ * its home slot in the live set (hashed once) and its stack_group entry. */
+typedef struct {
+    size_t slot;
+    size_t sg;
+} ev_look;
 
 /* always_inline: gcc finds a function holding nothing but prefetches pure, and drops
  * the calls whose result is unused, i.e. all of them. */
-static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *rp, const vt_ev *e)
+static inline __attribute__((always_inline)) void ev_prefetch(const vt_replay *rp, const vt_ev *e, ev_look *lk)
 {
-    const vt_live *l = &rp->live.tab[vt_live_hash(&rp->live, vt_kind_space(e->kind), e->addr)];
+    lk->slot = vt_live_hash(&rp->live, vt_kind_space(e->kind), e->addr);
+    const vt_live *l = &rp->live.tab[lk->slot];
     __builtin_prefetch(l);
     __builtin_prefetch(l + 1); /* the same line, or the next one; never dereferenced */
     /* An allocation's stack_group entry; a free's (stack 0, mostly) is a harmless guess,
      * made rather than a branch on the type, which comes at random. */
-    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
-    __builtin_prefetch(rp->stack_group + SG_WAYS * (size_t)s);
+    lk->sg = SG_WAYS * (size_t)(e->stack_id < rp->nstack_group ? e->stack_id : 0);
+    __builtin_prefetch(rp->stack_group + lk->sg);
 }
 
 /* The second stage, GROUP_AHEAD events on: the lines ev_prefetch asked for have come,
  * so the event's group can be guessed from them and prefetched (an allocation's from
- * stack_group, a free's from its live entry when it sits at its home slot or the one
- * after), with no branch on the type. */
+ * stack_group, a free's from the entry at its home slot, where it mostly is), with no
+ * branch on the type. */
 #define GROUP_AHEAD 8
-static inline __attribute__((always_inline)) void ev_prefetch_group(const vt_replay *rp, const vt_ev *e)
+static inline __attribute__((always_inline)) void ev_prefetch_group(const vt_replay *rp, const vt_ev *e,
+                                                                    const ev_look *lk)
 {
-    size_t h = vt_live_hash(&rp->live, vt_kind_space(e->kind), e->addr);
-    const vt_live *l = &rp->live.tab[h], *l2 = &rp->live.tab[(h + 1) & rp->live.mask];
-    uint32_t gf = (uint32_t)((l->addr == e->addr ? l->v : l2->v) >> 4) & (VT_LIVE_GROUP_MAX - 1);
-    uint32_t s = e->stack_id < rp->nstack_group ? e->stack_id : 0;
-    uint32_t ga = rp->stack_group[SG_WAYS * (size_t)s] - 1;
+    uint32_t gf = (uint32_t)(rp->live.tab[lk->slot].v >> 4) & (VT_LIVE_GROUP_MAX - 1);
+    uint32_t ga = rp->stack_group[lk->sg] - 1;
     uint32_t gi = e->type == VT_REC_ALLOC ? ga : gf;
     if (gi >= rp->ngroups) gi = 0;
     __builtin_prefetch(&rp->groups[gi]);
@@ -721,7 +729,7 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
  * replay_unit compares the two), less what those check for the rare cases, each of
  * which makes these return 0 before changing anything: the caller then takes the
  * general path. */
-static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
+static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
 {
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
         e->stack_id >= rp->nstack_group || vt_live_full(&rp->live) || e->size >= VT_LIVE_SIZE_MAX)
@@ -737,7 +745,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
     /* ntk: trackers added after it was made */
     if (!g->fast || g->ntk != 2 || gi >= VT_LIVE_GROUP_MAX || catlog_may_ask(rp, g, e->time_ns)) return 0;
     vt_live *l;
-    for (size_t i = vt_live_hash(&rp->live, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live.mask) {
+    for (size_t i = h;; i = (i + 1) & rp->live.mask) {
         l = &rp->live.tab[i];
         if (!l->v) break;
         if (vt_live_space(l) == VT_SPACE_DEVICE_PTR && l->addr == e->addr) return 0;  /* its free was lost */
@@ -762,11 +770,11 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e)
     return 1;
 }
 
-static inline int fast_free(vt_replay *rp, const vt_ev *e)
+static inline int fast_free(vt_replay *rp, const vt_ev *e, size_t h)
 {
     if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR) return 0;
     vt_live *l;
-    for (size_t i = vt_live_hash(&rp->live, VT_SPACE_DEVICE_PTR, e->addr);; i = (i + 1) & rp->live.mask) {
+    for (size_t i = h;; i = (i + 1) & rp->live.mask) {
         l = &rp->live.tab[i];
         if (vt_live_space(l) == VT_SPACE_DEVICE_PTR && l->addr == e->addr) break;
         if (!l->v) return 0;
@@ -800,21 +808,32 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
         nalloc += ev[i].type == VT_REC_ALLOC;
         replay_ev(rp, &ev[i]);
     }
-    for (size_t k = i; k < n && k < i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k]);
+    /* the first stage's findings for the PREFETCH_AHEAD events to come, in a ring; made
+     * again when the table grows on the way (its slots move) */
+    ev_look ring[LOOK_RING];
+    unsigned shift = rp->live.shift;
+    for (size_t k = i; k < n && k < i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k], &ring[k % LOOK_RING]);
     for (; i < n; i++) {
         /* the events themselves were decoded on another core: fetch them early too */
         if (i + 4 * PREFETCH_AHEAD < n) __builtin_prefetch(&ev[i + 4 * PREFETCH_AHEAD]);
-        if (i + PREFETCH_AHEAD < n) ev_prefetch(rp, &ev[i + PREFETCH_AHEAD]);
-        if (i + GROUP_AHEAD < n && rp->stack_group) ev_prefetch_group(rp, &ev[i + GROUP_AHEAD]);
+        if (i + PREFETCH_AHEAD < n)
+            ev_prefetch(rp, &ev[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % LOOK_RING]);
+        if (i + GROUP_AHEAD < n && rp->stack_group)
+            ev_prefetch_group(rp, &ev[i + GROUP_AHEAD], &ring[(i + GROUP_AHEAD) % LOOK_RING]);
         const vt_ev *e = &ev[i];
+        size_t h = ring[i % LOOK_RING].slot;
         nalloc += e->type == VT_REC_ALLOC;
         if (e->time_ns > rp->stop_time) continue;
         rp->now = e->time_ns;
         if (e->time_ns > rp->last_time) rp->last_time = e->time_ns;
         if (e->type == VT_REC_ALLOC) {
-            if (!fast_alloc(rp, e)) on_alloc(rp, e);
-        } else if (!fast_free(rp, e)) {
+            if (!fast_alloc(rp, e, h)) on_alloc(rp, e);
+        } else if (!fast_free(rp, e, h)) {
             on_free(rp, e);
+        }
+        if (__builtin_expect(rp->live.shift != shift, 0)) {  /* the table grew: look again */
+            shift = rp->live.shift;
+            for (size_t k = i + 1; k < n && k <= i + PREFETCH_AHEAD; k++) ev_prefetch(rp, &ev[k], &ring[k % LOOK_RING]);
         }
     }
     rp->st.by_type[VT_REC_ALLOC] += nalloc;
