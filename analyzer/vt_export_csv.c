@@ -146,10 +146,7 @@ int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *eo)
         vt_replay_rec(rp, &r);
         for (; seen < rp->ngroups; seen++) {
             vt_group *g = &rp->groups[seen];
-            if (g->ntk >= VT_MAX_TRACK) continue;
-            g->tk[g->ntk] = &every;
-            g->stamp[g->ntk] = every.epoch;
-            g->ntk++;
+            if (vt_replay_group_feed(rp, seen, &every)) continue;
             every.live += g->live;
         }
         const char *ev;

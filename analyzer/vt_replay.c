@@ -277,6 +277,17 @@ static inline void group_sub(vt_group *g, uint64_t size)
     }
 }
 
+int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t)
+{
+    vt_group *g = &rp->groups[gi];
+    if (g->ntk >= VT_MAX_TRACK) return -1;
+    g->tk[g->ntk] = t;
+    g->stamp[g->ntk] = t->epoch;
+    g->ntk++;
+    g->fast = 0;  /* the fast paths feed two trackers */
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ *
  *  Events
  * ------------------------------------------------------------------------ */
@@ -742,8 +753,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
         if (!group_is(rp, gi, e->stack_id, e->kind, e->device)) return 0;
     }
     vt_group *g = &rp->groups[gi];
-    /* ntk: trackers added after it was made */
-    if (!g->fast || g->ntk != 2 || gi >= VT_LIVE_GROUP_MAX || catlog_may_ask(rp, g, e->time_ns)) return 0;
+    if (!g->fast || gi >= VT_LIVE_GROUP_MAX || catlog_may_ask(rp, g, e->time_ns)) return 0;
     vt_live *l;
     for (size_t i = h;; i = (i + 1) & rp->live.mask) {
         l = &rp->live.tab[i];
@@ -783,7 +793,7 @@ static inline int fast_free(vt_replay *rp, const vt_ev *e, size_t h)
     uint32_t gi = (uint32_t)(l->v >> 4) & (VT_LIVE_GROUP_MAX - 1);
     if (gi >= rp->ngroups) return 0;
     vt_group *g = &rp->groups[gi];
-    if (!g->fast || g->ntk != 2) return 0;
+    if (!g->fast) return 0;
     uint64_t size = l->v >> 28;
     rp->st.frees++;
     group_touch(g);

@@ -74,7 +74,8 @@ typedef struct {
     uint8_t  cls;           /* vt_class */
     uint8_t  ntk;           /* trackers fed */
     uint32_t live_count;
-    uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global } */
+    uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global }
+                             * and no other (vt_replay_group_feed clears it) */
     uint8_t  pad[3];
     uint64_t live;
     uint64_t nallocs, total_bytes;
@@ -269,6 +270,10 @@ void vt_replay_read(vt_replay *rp, vt_reader *rd);
  * shared between replays (global, merged) must be final, i.e. all replays done. Frees
  * the lookups only the replay uses and trims the node and group arrays to size. */
 void vt_replay_finish(vt_replay *rp);
+
+/* Makes group gi feed tracker t too, from its next change on (a series or an export
+ * replaying the trace alongside). Returns -1 when it feeds VT_MAX_TRACK already. */
+int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t);
 
 /* Frees the live set and the VMM counts once the replay is done, keeping in the
  * category log the one thing inference needs of them (the device allocations of its

@@ -358,14 +358,11 @@ static size_t attach_groups(pass_state *ps, vt_replay *rp, size_t seen, const vt
         if (g->cls != VT_CLASS_DEVICE) continue;
         if (device != VT_ALL_DEVICES && g->device != device) continue;
         const uint32_t *sid = vt_idmap_get(gmap, group_key(g->stack_id, g->kind, g->device));
-        if (!sid || g->ntk >= VT_MAX_TRACK) {
+        vt_tracker *st = sid ? &ps->ser[*sid] : NULL;
+        if (!st || vt_replay_group_feed(rp, i, st)) {
             ps->s->mismatch++;
             continue;
         }
-        vt_tracker *st = &ps->ser[*sid];
-        g->tk[g->ntk] = st;
-        g->stamp[g->ntk] = st->epoch;
-        g->ntk++;
         /* the record that made the group was applied before it fed the series */
         st->live += g->live;
         st->count += g->live_count;
