@@ -776,7 +776,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
     g->live_count++;
     tracker_add(rp, &rp->dev[g->device + 1]->dev, size);
     tracker_add(rp, rp->global, size);
-    if (__builtin_expect(g->nallocs == 1, 0)) vt_life_alloc(&g->life, 1, e->time_ns);
+    vt_life_alloc(&g->life, g->nallocs, e->time_ns);
     return 1;
 }
 
