@@ -6,8 +6,10 @@
  *   bench_tracestat TRACE
  *
  * It is the benchmarks' independent check of the traces they make or read (it does not
- * share code with the analyzer), and its speed is a floor for the analyzer's: decode and
- * a live-set hash table, nothing else. One key=value line on stdout. */
+ * share code with the analyzer), and its speed is that of a plain reader of the format:
+ * one thread, vt_codec_decode, a live-set hash table without prefetching, nothing
+ * else (the analyzer's pipeline is 2.5-3x faster: docs/benchmarks.md,
+ * section 2). One key=value line on stdout. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
