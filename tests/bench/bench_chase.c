@@ -8,7 +8,7 @@
  * cache's to memory's; a VM may be lent much less of that cache than lscpu names. Each
  * size is one random cyclic permutation of its cache lines (a chain that no prefetcher
  * can guess), walked once to warm up, then timed over 4M loads. Prints a line per size. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* MADV_HUGEPAGE: without it -h silently asked for nothing */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +23,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static uint64_t rnd_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 7;
-    rnd_state ^= rnd_state << 17;
-    return rnd_state;
-}
-
 int main(int argc, char **argv)
 {
     int huge = argc > 1 && strcmp(argv[1], "-h") == 0;
@@ -39,6 +30,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_chase [-h]\n");
         return 2;
     }
+    srandom(1);  /* the same chains in every run; 2^21 lines at most, well within random()'s 31 bits */
     for (size_t kib = 256; kib <= 128 * 1024; kib *= 2) {
         size_t lines = kib * 1024 / 64, bytes = lines * 64;
         uint64_t *a = NULL;
@@ -53,7 +45,7 @@ int main(int argc, char **argv)
         memset(a, 0, bytes);
         for (size_t i = 0; i < lines; i++) perm[i] = (uint32_t)i;
         for (size_t i = lines - 1; i > 0; i--) {
-            size_t j = rnd() % (i + 1);
+            size_t j = (size_t)random() % (i + 1);
             uint32_t t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
