@@ -12,7 +12,9 @@
  * While paused, the wrappers still call the driver and nothing else: no device lookup,
  * no stack, no event. Each change of state is a PAUSE record, so the analyzer can say
  * that memory allocated or freed then is missing from its figures. */
-#include "vt_internal.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_side.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>

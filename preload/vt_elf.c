@@ -8,7 +8,9 @@
  * tables are read directly, with the loader's lock held by dl_iterate_phdr whenever the
  * object is not pinned by us. Functions resolved at run time (IFUNC) and thread-local
  * variables are not computed here: the caller asks glibc for those with a real handle. */
-#include "vt_internal.h"
+#include "vt_elf.h"
+#include "vt_config.h"
+#include "vt_dlsym.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -5,7 +5,9 @@
  * unknown %-escape, produces ONE warning line and the program runs untraced; guessing
  * what a typo meant would produce a trace the user did not ask for. An empty value is
  * the same as an unset one. */
-#include "vt_internal.h"
+#include "vt_env.h"
+#include "vt_config.h"
+#include "vt_global.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,33 +12,15 @@
  *   RTLD_DEFAULT from an object loaded RTLD_LOCAL also searches that object's own
  *                dependencies, which the global scope does not hold.
  * Both are emulated from the caller's link map (dladdr1 of the return address). */
+#include "vt_dlsym.h"
+#include "vt_elf.h"
+#include "vt_format.h"
+#include "vt_global.h"
 #include "vt_wrap.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef void *(*vt_dlsym_fn)(void *, const char *);
-
-/* glibc's dlsym. Found with dlvsym so that our own export is never returned; not
- * exported ourselves (a dlvsym of ours would be found instead of glibc's). */
-static _Atomic(vt_dlsym_fn) vt_dlsym_real;
-
-static vt_dlsym_fn real_dlsym_get(void)
-{
-    vt_dlsym_fn f = atomic_load_explicit(&vt_dlsym_real, memory_order_acquire);
-    if (VT_LIKELY(f)) return f;
-    f = (vt_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!f) f = (vt_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    if (f) atomic_store_explicit(&vt_dlsym_real, f, memory_order_release);
-    return f;
-}
-
-void *vt_real_dlsym(void *handle, const char *name)
-{
-    vt_dlsym_fn f = real_dlsym_get();
-    return f ? f(handle, name) : NULL;
-}
 
 /* Leaves a "not found" error for dlerror() after a lookup emulated without glibc:
  * a lookup in the vDSO, which exports only __vdso_* names, fails with name in it. */
@@ -84,7 +66,7 @@ static void *lookup(vt_dlsym_fn f, void *handle, const char *name, void *ra)
 VT_EXPORT void *dlsym(void *handle, const char *name)
 {
     void *ra = __builtin_return_address(0);
-    vt_dlsym_fn f = real_dlsym_get();
+    vt_dlsym_fn f = vt_real_dlsym_get();
     if (VT_UNLIKELY(!f)) return NULL;
     /* The common path: not a driver name ("cu" + capital: cuMemAlloc, not cudnnCreate)
      * and not the runtime's entry-point lookup. Only RTLD_NEXT/RTLD_DEFAULT need

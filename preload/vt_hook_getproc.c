@@ -12,6 +12,11 @@
  * up. The runtime normally resolves these through cuGetProcAddress_v2, which it found
  * with dlsym and which is therefore already ours; identifying here as well covers a
  * runtime that reached the driver some other way. */
+#include "vt_cuda.h"
+#include "vt_dlsym.h"
+#include "vt_elf.h"
+#include "vt_format.h"
+#include "vt_global.h"
 #include "vt_wrap.h"
 
 #include <dlfcn.h>

@@ -10,7 +10,20 @@
  *   exit            ACTIVE -> STOPPED: the writer drains, writes the trailer, closes
  *   fork child      -> OFF, without touching anything the parent owns
  * Wrappers test the state with one load; below IDLE they are plain pass-throughs. */
-#include "vt_internal.h"
+#include "vt_init.h"
+#include "vt_config.h"
+#include "vt_dlsym.h"
+#include "vt_elf.h"
+#include "vt_env.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_py.h"
+#include "vt_record.h"
+#include "vt_ring.h"
+#include "vt_scope.h"
+#include "vt_stack.h"
+#include "vt_stats.h"
+#include "vt_writer.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,29 +36,11 @@
 #include <string.h>
 #include <unistd.h>
 
-vt_global vt_g;
-VT_TLS vt_tls_t vt_tls;
-
 /* Serializes the one start of the trace; never held across a driver or loader call. */
 static pthread_mutex_t vt_start_mu = PTHREAD_MUTEX_INITIALIZER;
 /* The exit path runs once (destructor or atexit, whichever comes first). */
 static _Atomic int vt_finished;
 static int vt_writer_running;
-
-void vt_warn(const char *fmt, ...)
-{
-    char buf[1024];
-    int n = snprintf(buf, sizeof buf, "vramtrace: ");
-    va_list ap;
-    va_start(ap, fmt);
-    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-    va_end(ap);
-    if (m < 0) m = 0;
-    size_t len = (size_t)n + ((size_t)m < sizeof buf - (size_t)n - 1 ? (size_t)m : sizeof buf - (size_t)n - 2);
-    buf[len++] = '\n';
-    ssize_t w = write(2, buf, len);
-    (void)w;
-}
 
 /* ------------------------------------------------------------------------ *
  *  Our own extent: frames and pointers inside it are the recorder's

@@ -38,7 +38,9 @@
  * program whose call paths changed (training, then evaluation) is learnt again. Dropping
  * at once when full would find nothing at all in a cycle of paths a little longer than
  * what fits (tests/bench/memo_check.sh). */
-#include "vt_internal.h"
+#include "vt_memo.h"
+#include "vt_global.h"
+#include "vt_stats.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -10,7 +10,10 @@
  * No allocation and no lock of ours inside the dl_iterate_phdr callback (it runs under
  * the loader's lock): entries go to preallocated arrays, and a scan that does not fit
  * is retried with bigger ones. */
-#include "vt_internal.h"
+#include "vt_module.h"
+#include "vt_config.h"
+#include "vt_format.h"
+#include "vt_py.h"
 
 #include <elf.h>
 #include <link.h>
@@ -150,7 +153,7 @@ static int seen_add(uint64_t key)
 /* ------------------------------------------------------------------------ *
  *  Check
  * ------------------------------------------------------------------------ */
-void vt_module_check(void)
+void vt_module_check(void (*emit)(const vt_rec *r))
 {
     unsigned long long c[2] = { 0, 0 };
     dl_iterate_phdr(counters_cb, c);
@@ -200,6 +203,6 @@ void vt_module_check(void)
         if (!seen_add(key_of(m->bias, name, nl))) continue;
         vt_rec r = { .type = VT_REC_MODULE, .device = -1, .addr = m->bias, .size = m->size,
                      .bytes = m->bid, .bytes_len = m->bid_len, .str = name, .str_len = (uint32_t)nl };
-        vt_writer_emit(&r);
+        emit(&r);
     }
 }

@@ -9,7 +9,11 @@
  * keeps a steady-state trace small; the first sample of each device is always emitted.
  * The process's own figure comes from the running-process list; in a container the pid
  * there may be the host's, and then it is "unknown" (aux0 = 0). */
-#include "vt_internal.h"
+#include "vt_nvml.h"
+#include "vt_dlsym.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_stats.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -51,7 +55,7 @@ static void *sym(void *h, const char *name)
     return p;
 }
 
-static void nvml_open(void)
+static void nvml_open(void (*emit)(const vt_rec *r))
 {
     vt_n.state = -1;
     void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -78,7 +82,7 @@ static void nvml_open(void)
         if (vt_n.uuid && vt_n.uuid(vt_n.dev[i], u, sizeof u) != 0) u[0] = 0;
         u[sizeof u - 1] = 0;
         vt_rec r = { .type = VT_REC_NVML_DEVICE, .device = (int8_t)i, .str = u, .str_len = (uint32_t)strlen(u) };
-        vt_writer_emit(&r);
+        emit(&r);
     }
     vt_n.ndev = n;
     vt_n.state = 1;
@@ -106,10 +110,10 @@ int vt_nvml_due_in_ms(uint64_t now)
     return (int)((vt_n.next_ns - now) / 1000000u);
 }
 
-void vt_nvml_sample(uint64_t now)
+void vt_nvml_sample(uint64_t now, void (*emit)(const vt_rec *r))
 {
     if (vt_g.cfg.nvml_ms <= 0 || vt_n.state < 0 || now < vt_n.next_ns) return;
-    if (vt_n.state == 0) nvml_open();
+    if (vt_n.state == 0) nvml_open(emit);
     if (vt_n.state < 0) return;
     vt_n.next_ns = now + (uint64_t)vt_g.cfg.nvml_ms * 1000000u;
     /* NVML's queries go through the driver: time them, they run next to the program's
@@ -129,7 +133,7 @@ void vt_nvml_sample(uint64_t now)
         vt_n.last[i].mine = me;
         vt_rec r = { .type = VT_REC_NVML, .device = (int8_t)i, .time_ns = vt_now(),
                      .aux0 = me, .size = m.used, .aux1 = m.total };
-        vt_writer_emit(&r);
+        emit(&r);
     }
     if (vt_g.cfg.stats) {
         vt_stats_add(VT_STAT_NS_NVML, vt_now_abs() - t0);

@@ -19,7 +19,10 @@
  * Range names: an ASCII message as is, a wide one converted to UTF-8, a registered
  * string (nvtxDomainRegisterString) by the id it was given. Ranges with no message are
  * kept (their pop must find them) but add no frame. Domain names are not recorded. */
-#include "vt_internal.h"
+#include "vt_global.h"
+#include "vt_scope.h"
+#include "vt_stats.h"
+#include "vt_str.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -57,8 +57,14 @@
  * addresses of its file and name objects and its first line), checked at every lookup:
  * a stale entry no longer matches and the new code object gets an entry of its own.
  * The tables never grow; when full, frames are left out. */
-#include "vt_internal.h"
+#include "vt_py.h"
+#include "vt_dlsym.h"
+#include "vt_format.h"
+#include "vt_global.h"
 #include "vt_pylayout.h"
+#include "vt_side.h"
+#include "vt_stats.h"
+#include "vt_str.h"
 
 #include <dlfcn.h>
 #include <link.h>

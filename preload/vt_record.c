@@ -5,7 +5,15 @@
  * The common path makes no system call but clock_gettime (vDSO), takes no lock and
  * allocates nothing. The rare paths (a thread's first event, a stack never seen, the
  * process's first event) do, and are marked so. */
-#include "vt_wrap.h"
+#include "vt_record.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_helpers.h"
+#include "vt_init.h"
+#include "vt_ring.h"
+#include "vt_side.h"
+#include "vt_stack.h"
+#include "vt_stats.h"
 
 #include <string.h>
 #include <sys/prctl.h>

@@ -11,11 +11,16 @@
  * VT_RING_WAIT_NS, then drops the event and counts it; the writer reports the count as
  * a LOST record. A producer never blocks for longer, and never waits while holding
  * anything. */
-#include "vt_internal.h"
+#include "vt_ring.h"
+#include "vt_global.h"
 
+#include <linux/futex.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define VT_RING_WAIT_NS 10000000ull  /* 10 ms */
 
@@ -34,7 +39,29 @@ static struct {
     _Alignas(64) _Atomic uint64_t head;
     _Alignas(64) uint64_t tail;             /* writer only */
     _Alignas(64) _Atomic uint64_t lost;
+    _Alignas(64) _Atomic uint32_t bell;    /* futex word: bumped to wake the writer */
 } vt_r;
+
+/* ------------------------------------------------------------------------ *
+ *  The doorbell: producers (and the exit path) wake the consumer
+ * ------------------------------------------------------------------------ */
+void vt_ring_wake(void)
+{
+    atomic_fetch_add_explicit(&vt_r.bell, 1, memory_order_release);
+    syscall(SYS_futex, &vt_r.bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+uint32_t vt_ring_bell(void)
+{
+    return atomic_load_explicit(&vt_r.bell, memory_order_acquire);
+}
+
+void vt_ring_wait(uint32_t seen, int ms)
+{
+    if (ms <= 0) return;
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    syscall(SYS_futex, &vt_r.bell, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+}
 
 int vt_ring_init(uint32_t n)
 {
@@ -66,7 +93,7 @@ static int try_push(const vt_ev *e)
                 s->ev = *e;
                 atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
                 /* A nudge each quarter ring keeps the writer ahead of bursts. */
-                if (VT_UNLIKELY(((pos + 1) & (vt_r.mask >> 2)) == 0)) vt_writer_wake();
+                if (VT_UNLIKELY(((pos + 1) & (vt_r.mask >> 2)) == 0)) vt_ring_wake();
                 return 0;
             }
         } else if (dif < 0) {
@@ -81,12 +108,12 @@ int vt_ring_push(const vt_ev *e)
 {
     if (VT_LIKELY(try_push(e) == 0)) return 0;
     uint64_t t0 = vt_now_abs();
-    vt_writer_wake();
+    vt_ring_wake();
     for (;;) {
         sched_yield();
         if (try_push(e) == 0) return 0;
         if (vt_now_abs() - t0 > VT_RING_WAIT_NS) break;
-        vt_writer_wake();
+        vt_ring_wake();
     }
     atomic_fetch_add_explicit(&vt_r.lost, 1, memory_order_relaxed);
     return -1;

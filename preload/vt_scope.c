@@ -22,7 +22,9 @@
  * thread-local memory; a pop shifts at most the entries above the one it ends. The
  * allocation path reads vt_scope_live (one thread-local load) and, when it is set,
  * copies the thread's ids. */
-#include "vt_internal.h"
+#include "vt_scope.h"
+#include "vt_global.h"
+#include "vt_str.h"
 
 #include <pthread.h>
 #include <string.h>

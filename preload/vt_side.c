@@ -6,9 +6,11 @@
  * entries it has snapshotted, so a record that an event refers to (its stack nodes, its
  * thread's name) always precedes the event in the file. Nothing under the mutex calls
  * the loader or the driver; only memcpy and, when the buffer grows, realloc. */
-#include "vt_internal.h"
+#include "vt_side.h"
+#include "vt_format.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 

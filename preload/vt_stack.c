@@ -24,7 +24,16 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "vt_internal.h"
+#include "vt_stack.h"
+#include "vt_config.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_memo.h"
+#include "vt_py.h"
+#include "vt_scope.h"
+#include "vt_side.h"
+#include "vt_stats.h"
+#include "vt_unwind.h"
 
 #include <pthread.h>
 #include <string.h>

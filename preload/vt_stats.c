@@ -7,7 +7,8 @@
  * process, on the GPU machine, where there is no perf. With the variable set, the hot
  * path reads the clock around each part and counts how each stack was captured; at
  * exit one line goes to stderr. Without it, each part costs one predictable branch. */
-#include "vt_internal.h"
+#include "vt_stats.h"
+#include "vt_global.h"
 
 /* ------------------------------------------------------------------------ *
  *  Tallies

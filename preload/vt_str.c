@@ -8,7 +8,10 @@
  * Like the stack table, two texts with one 64-bit hash would share an id (odds ~1e-8 at
  * a million texts), and the table never grows: past VT_STR_CAP / 2 texts, new ones get
  * id 0 (callers treat it as "no name") and a counter says how often. */
-#include "vt_internal.h"
+#include "vt_str.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_side.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -19,7 +19,10 @@
  * stops there. Every stack read is checked against the thread's stack bounds, every
  * .eh_frame read against the object's mapping, so a wrong rule ends a walk instead of
  * faulting. */
-#include "vt_internal.h"
+#include "vt_unwind.h"
+#include "vt_dlsym.h"
+#include "vt_global.h"
+#include "vt_memo.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -8,6 +8,12 @@
  * exports are the ground truth: a pointer equal to variant V's exported address gets
  * V's wrapper, anything else is passed through untouched and reported. */
 #include "vt_wrap.h"
+#include "vt_dlsym.h"
+#include "vt_elf.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_helpers.h"
+#include "vt_record.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -47,14 +53,6 @@ typedef struct {
 /* Lock-free registry: filling one needs loader calls, and no lock of ours may be held
  * across those. Two threads may fill duplicates of one object; both are correct. */
 static vt_drvobj vt_drv[VT_NDRV];
-/* The helpers the recorder calls (cuCtxGetDevice...): the first complete set. */
-static _Atomic(const vt_helpers *) vt_helpers_p;
-
-const vt_helpers *vt_wrap_helpers(void)
-{
-    return atomic_load_explicit(&vt_helpers_p, memory_order_acquire);
-}
-
 /* name in this object's own symbol table (the object is pinned by drv_of). */
 static void *sym_in(struct link_map *lm, const char *name)
 {
@@ -101,10 +99,7 @@ static vt_drvobj *drv_of(void *p)
         d->helpers_ok = d->h.ctx_get_device && d->h.device_get_count && d->h.device_get;
         dlerror(); /* our failed probes must not leave an error for the caller to find */
         atomic_store_explicit(&d->state, 2, memory_order_release);
-        if (d->helpers_ok) {
-            const vt_helpers *none = NULL;
-            atomic_compare_exchange_strong(&vt_helpers_p, &none, &d->h);
-        }
+        if (d->helpers_ok) vt_helpers_offer(&d->h);
         return d;
     }
     return NULL;

@@ -9,7 +9,8 @@
 #define VT_WRAP_H
 
 #include "vt_cuda.h"
-#include "vt_internal.h"
+#include "vt_global.h"
+#include "vt_record.h"
 
 #define VT_VARIANTS(X) \
     X(cuInit,                       "cuInit") \
@@ -111,24 +112,6 @@ void *vt_wrap_own(const char *name, void *p, void *ra);
 
 /* Is name one of the driver names the recorder cares about (a variant or a family)? */
 int vt_wrap_known(const char *name);
-
-/* ------------------------------------------------------------------------ *
- *  Helpers: driver functions the recorder calls itself (never wrapped)
- * ------------------------------------------------------------------------ */
-typedef struct {
-    __typeof__(&cuCtxGetDevice)       ctx_get_device;
-    __typeof__(&cuMemGetInfo_v2)      mem_get_info;
-    __typeof__(&cuDriverGetVersion)   driver_get_version;
-    __typeof__(&cuDeviceGetCount)     device_get_count;
-    __typeof__(&cuDeviceGet)          device_get;
-    __typeof__(&cuDeviceGetName)      device_get_name;
-    __typeof__(&cuDeviceTotalMem_v2)  device_total_mem;
-    __typeof__(&cuDeviceGetUuid_v2)   device_get_uuid;
-    __typeof__(&cuDeviceGetAttribute) device_get_attribute;
-} vt_helpers;
-
-/* The helpers of the first driver object seen, or NULL. */
-const vt_helpers *vt_wrap_helpers(void);
 
 /* The libcudart function our cudaGetDriverEntryPoint* export stands in front of: what
  * the caller would have bound to without us (vt_hook_getproc.c). */

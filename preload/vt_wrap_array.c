@@ -7,6 +7,9 @@
  * a fixed per-pixel figure for the packed, planar-YUV and block-compressed ones. A
  * mipmapped array is the sum over its levels, each level halving every dimension that
  * is not a layer count (layered and cubemap depths stay). */
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_record.h"
 #include "vt_wrap.h"
 
 /* Bits per channel (plain formats) or, with *per_pixel set, per pixel. */

@@ -2,6 +2,9 @@
  * cuMemAllocHost(_v2), cuMemFreeHost. Recorded in their own address space
  * (VT_SPACE_HOST_PTR) with device -1: the memory is the host's, and the analyzer keeps
  * it apart from device memory. */
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_record.h"
 #include "vt_wrap.h"
 
 VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)

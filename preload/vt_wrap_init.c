@@ -2,6 +2,8 @@
  * devices (DRIVER, DEVICE records), so that a trace says what it ran on. The records
  * wait in the side buffer: cuInit alone does not create a trace file (launchers and
  * torch.cuda.is_available() call it); the first memory event does. */
+#include "vt_global.h"
+#include "vt_record.h"
 #include "vt_wrap.h"
 
 VT_EXPORT CUresult cuInit(unsigned int Flags)

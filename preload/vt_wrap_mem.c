@@ -4,6 +4,9 @@
  *
  * The v1 names are the legacy 32-bit entry points, still exported by the driver and
  * returned by cuGetProcAddress for versions below 3020 (measured on driver 580). */
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_record.h"
 #include "vt_wrap.h"
 
 /* ------------------------------------------------------------------------ *

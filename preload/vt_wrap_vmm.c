@@ -6,6 +6,9 @@
  * memory goes when its references and mappings are all gone, see the brief). Calls that
  * create something carry a stack; calls that undo something carry one only with
  * VRAMTRACE_FREE_STACKS=1. */
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_record.h"
 #include "vt_wrap.h"
 
 VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,

@@ -16,8 +16,18 @@
  * since the last flush. Each chunk goes out as one write() (looping on short writes), so
  * a killed process leaves a file that reads to its last chunk. A write error stops
  * tracing for good (one warning); the program runs on untraced. */
-#include "vt_internal.h"
+#include "vt_writer.h"
 #include "vt_codec.h"
+#include "vt_format.h"
+#include "vt_global.h"
+#include "vt_init.h"
+#include "vt_module.h"
+#include "vt_nvml.h"
+#include "vt_ring.h"
+#include "vt_side.h"
+#include "vt_stack.h"
+#include "vt_stats.h"
+#include "vt_str.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -36,12 +46,11 @@
 #define VT_JOIN_NS     2000000000ll /* exit waits at most 2 s for the writer */
 #define VT_POP_WAIT_NS 1000000ull   /* a claimed-but-unwritten slot is waited for 1 ms */
 
-/* Writer state: one writer thread per process. wake and stop are the only fields
- * other threads touch. */
+/* Writer state: one writer thread per process. stop is the only field other threads
+ * touch (they wake the writer through the ring's doorbell). */
 static struct {
     pthread_t      th;
     int            fd;
-    _Atomic uint32_t wake;  /* futex word: bumped to wake the writer */
     _Atomic int    stop;
     _Atomic int    done;    /* the thread has finished (for the timed join) */
     int            failed;
@@ -57,22 +66,6 @@ static struct {
     uint64_t       counts[VT_REC_TYPE_MAX];
     uint64_t       lost_reported;
 } vt_w;
-
-/* ------------------------------------------------------------------------ *
- *  Wake-ups (any thread)
- * ------------------------------------------------------------------------ */
-void vt_writer_wake(void)
-{
-    atomic_fetch_add_explicit(&vt_w.wake, 1, memory_order_release);
-    syscall(SYS_futex, &vt_w.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void wait_ms(uint32_t seen, int ms)
-{
-    if (ms <= 0) return;
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    syscall(SYS_futex, &vt_w.wake, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-}
 
 /* ------------------------------------------------------------------------ *
  *  Chunks
@@ -165,7 +158,7 @@ static void cycle(void)
     uint64_t head = vt_ring_head();
     uint8_t *side;
     size_t side_len = vt_side_take(&side);
-    vt_module_check();
+    vt_module_check(vt_writer_emit);
 
     vt_rec r;
     const uint8_t *p = side, *end = side + side_len;
@@ -216,9 +209,9 @@ static void *writer_main(void *arg)
     vt_tls.in_hook = 1;  /* nothing this thread does is the program's */
     int ms = cycle_ms();
     for (;;) {
-        uint32_t seen = atomic_load_explicit(&vt_w.wake, memory_order_acquire);
+        uint32_t seen = vt_ring_bell();
         if (atomic_load(&vt_w.stop) || vt_w.failed) break;
-        vt_nvml_sample(vt_now());
+        vt_nvml_sample(vt_now(), vt_writer_emit);
         cycle();
         uint64_t now = vt_now();
         if (vt_w.raw_len >= VT_CHUNK_SOFT
@@ -226,7 +219,7 @@ static void *writer_main(void *arg)
             flush();
         if (atomic_load(&vt_w.stop) || vt_w.failed) break;
         int due = vt_nvml_due_in_ms(vt_now());
-        wait_ms(seen, due < ms ? (due > 0 ? due : 1) : ms);
+        vt_ring_wait(seen, due < ms ? (due > 0 ? due : 1) : ms);
     }
     if (!vt_w.failed) {
         cycle();
@@ -276,7 +269,7 @@ int vt_writer_start(int fd)
 void vt_writer_stop(void)
 {
     atomic_store(&vt_w.stop, 1);
-    vt_writer_wake();
+    vt_ring_wake();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += VT_JOIN_NS / 1000000000ll;

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/* vt_config.h - the recorder's configuration: read once from VRAMTRACE_* in the constructor
+ * (vt_env.c), read-only after. */
+#ifndef VT_CONFIG_H
+#define VT_CONFIG_H
+
+#include <stdint.h>
+
+#define VT_DEPTH_MAX   256
+#define VT_PATH_MAX    4096
+
+typedef struct {
+    char     output[VT_PATH_MAX]; /* absolute output pattern (%p %h %r %%) */
+    int      depth;               /* frames per stack, 0 = none */
+    int      flush_ms;
+    int      nvml_ms;             /* 0 = NVML off */
+    int      free_stacks;
+    int      zstd_level;
+    int      debug;
+    int      disable;
+    int      libunwind;           /* VRAMTRACE_LIBUNWIND=1: every stack through libunwind */
+    int      python;              /* VRAMTRACE_PYTHON: Python frames in stacks (default 1) */
+    int      stats;               /* VRAMTRACE_STATS=1: time the recorder's own parts (vt_stats.c) */
+    uint32_t ring_slots;          /* power of two */
+    int      rank;                /* RANK, else LOCAL_RANK, else -1 */
+    int      descendant;          /* started by exec from a traced process */
+} vt_config;
+
+#endif /* VT_CONFIG_H */

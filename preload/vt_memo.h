@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+/* vt_memo.h - each thread's memo of native stack walks (vt_memo.c). */
+#ifndef VT_MEMO_H
+#define VT_MEMO_H
+
+#include <stdint.h>
+
+typedef struct vt_memo vt_memo;
+/* A native walk as the memo keeps it: the frames kept (the recorder's own skipped, cut
+ * to the depth), innermost first, with the stack pointer of each frame's function. */
+typedef struct {
+    uint64_t         hash;  /* of ips[0..n) */
+    uint32_t         id;    /* their stack id when recorded alone; 0 = not looked up */
+    uint32_t         n;
+    void *const     *ips;
+    const uintptr_t *sps;
+} vt_walk;
+/* This thread's memo of walks (NULL if none); a lookup at a walk's start (the walk it
+ * finds, or NULL); the log a walk after a miss fills (cap pairs; the address that
+ * stands for the starting RBP); how much it logged; keeping it with what it produced;
+ * the stack id of a walk the memo returned. */
+int      vt_memo_init(void);
+vt_memo *vt_memo_get(int max);
+const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0);
+uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word);
+void     vt_memo_walked(vt_memo *m, uint32_t nlog);
+void     vt_memo_keep(vt_memo *m, const vt_walk *w);
+void     vt_memo_set_id(const vt_walk *w, uint32_t id);
+
+#endif /* VT_MEMO_H */
