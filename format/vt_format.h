@@ -81,30 +81,38 @@ typedef enum {
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 
-/* Allocation and free kinds (vt_rec.kind of ALLOC, FREE and OOM records). */
-typedef enum {
-    VT_KIND_NONE             = 0,
-    VT_KIND_MEM_ALLOC        = 1,  /* cuMemAlloc(_v2) */
-    VT_KIND_MEM_ALLOC_PITCH  = 2,  /* cuMemAllocPitch(_v2); size = pitch * height */
-    VT_KIND_MEM_ALLOC_MANAGED= 3,  /* cuMemAllocManaged */
-    VT_KIND_MEM_ALLOC_ASYNC  = 4,  /* cuMemAllocAsync(_ptsz) */
-    VT_KIND_MEM_ALLOC_POOL   = 5,  /* cuMemAllocFromPoolAsync(_ptsz) */
-    VT_KIND_VMM_CREATE       = 6,  /* cuMemCreate: physical memory; addr = handle */
-    VT_KIND_HOST_ALLOC       = 7,  /* cuMemHostAlloc */
-    VT_KIND_HOST_ALLOC_HOST  = 8,  /* cuMemAllocHost(_v2) */
-    VT_KIND_ARRAY            = 9,  /* cuArrayCreate(_v2); size estimated from the descriptor */
-    VT_KIND_ARRAY3D          = 10, /* cuArray3DCreate(_v2) */
-    VT_KIND_MIPMAPPED_ARRAY  = 11, /* cuMipmappedArrayCreate */
-    VT_KIND_ALLOC_MAX        = 12,
+/* Allocation and free kinds (vt_rec.kind of ALLOC, FREE and OOM records): the one list
+ * of them. Columns: the enum's name (VT_KIND_<name>), its value on the wire, the driver
+ * call it stands for (the name dump and report print), the address space its address
+ * lives in (vt_space, below), and what it counts towards in the analyzer (vt_class:
+ * DEVICE, MANAGED or HOST). Allocation kinds are 1..VT_KIND_ALLOC_MAX-1, frees 32 up. */
+#define VT_KINDS(X) \
+    X(MEM_ALLOC,          1, "cuMemAlloc",              DEVICE_PTR, DEVICE)  /* (_v2) */ \
+    X(MEM_ALLOC_PITCH,    2, "cuMemAllocPitch",         DEVICE_PTR, DEVICE)  /* (_v2); size = pitch * height */ \
+    X(MEM_ALLOC_MANAGED,  3, "cuMemAllocManaged",       DEVICE_PTR, MANAGED) \
+    X(MEM_ALLOC_ASYNC,    4, "cuMemAllocAsync",         DEVICE_PTR, DEVICE)  /* (_ptsz) */ \
+    X(MEM_ALLOC_POOL,     5, "cuMemAllocFromPoolAsync", DEVICE_PTR, DEVICE)  /* (_ptsz) */ \
+    X(VMM_CREATE,         6, "cuMemCreate",             VMM_HANDLE, DEVICE)  /* physical memory; addr = handle */ \
+    X(HOST_ALLOC,         7, "cuMemHostAlloc",          HOST_PTR,   HOST) \
+    X(HOST_ALLOC_HOST,    8, "cuMemAllocHost",          HOST_PTR,   HOST)    /* (_v2) */ \
+    X(ARRAY,              9, "cuArrayCreate",           ARRAY,      DEVICE)  /* (_v2); size estimated from the descriptor */ \
+    X(ARRAY3D,           10, "cuArray3DCreate",         ARRAY,      DEVICE)  /* (_v2) */ \
+    X(MIPMAPPED_ARRAY,   11, "cuMipmappedArrayCreate",  MIPMAPPED,  DEVICE) \
+    X(MEM_FREE,          32, "cuMemFree",               DEVICE_PTR, DEVICE)  /* (_v2) */ \
+    X(MEM_FREE_ASYNC,    33, "cuMemFreeAsync",          DEVICE_PTR, DEVICE)  /* (_ptsz) */ \
+    X(VMM_RELEASE,       34, "cuMemRelease",            VMM_HANDLE, DEVICE)  /* addr = handle */ \
+    X(HOST_FREE,         35, "cuMemFreeHost",           HOST_PTR,   HOST) \
+    X(ARRAY_DESTROY,     36, "cuArrayDestroy",          ARRAY,      DEVICE) \
+    X(MIPMAPPED_DESTROY, 37, "cuMipmappedArrayDestroy", MIPMAPPED,  DEVICE)
 
-    VT_KIND_MEM_FREE         = 32, /* cuMemFree(_v2) */
-    VT_KIND_MEM_FREE_ASYNC   = 33, /* cuMemFreeAsync(_ptsz) */
-    VT_KIND_VMM_RELEASE      = 34, /* cuMemRelease; addr = handle */
-    VT_KIND_HOST_FREE        = 35, /* cuMemFreeHost */
-    VT_KIND_ARRAY_DESTROY    = 36, /* cuArrayDestroy */
-    VT_KIND_MIPMAPPED_DESTROY= 37, /* cuMipmappedArrayDestroy */
-    VT_KIND_FREE_MAX         = 38
+#define VT_KIND_ENUM_(name, value, call, space, cls) VT_KIND_##name = value,
+typedef enum {
+    VT_KIND_NONE = 0,
+    VT_KINDS(VT_KIND_ENUM_)
+    VT_KIND_ALLOC_MAX = 12,
+    VT_KIND_FREE_MAX = 38
 } vt_kind;
+#undef VT_KIND_ENUM_
 
 /* VMM operations (vt_rec.kind of VT_REC_VMM). */
 typedef enum {
@@ -127,22 +135,12 @@ typedef enum {
 
 static inline vt_space vt_kind_space(unsigned kind)
 {
+#define VT_KIND_SPACE_(name, value, call, space, cls) case VT_KIND_##name: return VT_SPACE_##space;
     switch (kind) {
-    case VT_KIND_MEM_ALLOC: case VT_KIND_MEM_ALLOC_PITCH: case VT_KIND_MEM_ALLOC_MANAGED:
-    case VT_KIND_MEM_ALLOC_ASYNC: case VT_KIND_MEM_ALLOC_POOL:
-    case VT_KIND_MEM_FREE: case VT_KIND_MEM_FREE_ASYNC:
-        return VT_SPACE_DEVICE_PTR;
-    case VT_KIND_VMM_CREATE: case VT_KIND_VMM_RELEASE:
-        return VT_SPACE_VMM_HANDLE;
-    case VT_KIND_HOST_ALLOC: case VT_KIND_HOST_ALLOC_HOST: case VT_KIND_HOST_FREE:
-        return VT_SPACE_HOST_PTR;
-    case VT_KIND_ARRAY: case VT_KIND_ARRAY3D: case VT_KIND_ARRAY_DESTROY:
-        return VT_SPACE_ARRAY;
-    case VT_KIND_MIPMAPPED_ARRAY: case VT_KIND_MIPMAPPED_DESTROY:
-        return VT_SPACE_MIPMAPPED;
-    default:
-        return VT_SPACE_NONE;
+    VT_KINDS(VT_KIND_SPACE_)
+    default: return VT_SPACE_NONE;
     }
+#undef VT_KIND_SPACE_
 }
 
 /* Frame kinds of VT_REC_STACK nodes. */
@@ -167,27 +165,35 @@ typedef enum {
 /* ------------------------------------------------------------------------ *
  *  One decoded record. Not a wire layout: vt_codec.c turns it into bytes.
  * ------------------------------------------------------------------------ */
+/* Its fixed-size fields, one X(type, name) each: the struct below is made from this
+ * list, and the codec's test (tests/format/codec_fields.c) walks it, so that no field
+ * can be left out of a decoder unnoticed. */
+#define VT_REC_FIELDS(X) \
+    X(uint8_t,  type)      /* vt_rec_type */ \
+    X(uint8_t,  kind)      /* vt_kind, vt_vmm_op or vt_frame_kind */ \
+    X(int8_t,   device)    /* CUDA ordinal (NVML index for NVML records); -1 unknown */ \
+    X(uint8_t,  flags)     /* VT_RF_* */ \
+    X(uint32_t, tid)       /* OS thread id */ \
+    X(uint32_t, stack_id)  /* leaf node of the stack tree; 0 = none */ \
+    X(uint32_t, id)        /* STACK/STRING/PYFRAME id */ \
+    X(uint32_t, parent)    /* STACK: parent node id (0 = root) */ \
+    X(uint32_t, line)      /* PYFRAME line */ \
+    X(uint64_t, time_ns)   /* since vt_file_header.start_monotonic_ns */ \
+    X(uint64_t, addr)      /* pointer, handle, va, pool, ip (STACK value), module base */ \
+    X(uint64_t, size)      /* bytes */ \
+    X(uint64_t, stream)    /* CUstream, 0 = default */ \
+    X(uint64_t, aux0)      /* see the type */ \
+    X(uint64_t, aux1)
+
+#define VT_REC_FIELD_(type, name) type name;
 typedef struct {
-    uint8_t  type;      /* vt_rec_type */
-    uint8_t  kind;      /* vt_kind, vt_vmm_op or vt_frame_kind */
-    int8_t   device;    /* CUDA ordinal (NVML index for NVML records); -1 unknown */
-    uint8_t  flags;     /* VT_RF_* */
-    uint32_t tid;       /* OS thread id */
-    uint32_t stack_id;  /* leaf node of the stack tree; 0 = none */
-    uint32_t id;        /* STACK/STRING/PYFRAME id */
-    uint32_t parent;    /* STACK: parent node id (0 = root) */
-    uint32_t line;      /* PYFRAME line */
-    uint64_t time_ns;   /* since vt_file_header.start_monotonic_ns */
-    uint64_t addr;      /* pointer, handle, va, pool, ip (STACK value), module base */
-    uint64_t size;      /* bytes */
-    uint64_t stream;    /* CUstream, 0 = default */
-    uint64_t aux0;      /* see the type */
-    uint64_t aux1;
+    VT_REC_FIELDS(VT_REC_FIELD_)
     const uint8_t *bytes;  /* MODULE build-id, DEVICE uuid */
     uint32_t bytes_len;
     const char *str;       /* MODULE path, DEVICE name, THREAD name, STRING, LOOKUP name */
     uint32_t str_len;
     const uint64_t *counts; /* TRAILER: per-type counts, VT_REC_TYPE_MAX of them */
 } vt_rec;
+#undef VT_REC_FIELD_
 
 #endif /* VT_FORMAT_H */

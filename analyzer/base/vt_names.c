@@ -16,23 +16,9 @@ const char *vt_kind_name(unsigned kind)
 {
     switch (kind) {
     case VT_KIND_NONE: return "none";
-    case VT_KIND_MEM_ALLOC: return "cuMemAlloc";
-    case VT_KIND_MEM_ALLOC_PITCH: return "cuMemAllocPitch";
-    case VT_KIND_MEM_ALLOC_MANAGED: return "cuMemAllocManaged";
-    case VT_KIND_MEM_ALLOC_ASYNC: return "cuMemAllocAsync";
-    case VT_KIND_MEM_ALLOC_POOL: return "cuMemAllocFromPoolAsync";
-    case VT_KIND_VMM_CREATE: return "cuMemCreate";
-    case VT_KIND_HOST_ALLOC: return "cuMemHostAlloc";
-    case VT_KIND_HOST_ALLOC_HOST: return "cuMemAllocHost";
-    case VT_KIND_ARRAY: return "cuArrayCreate";
-    case VT_KIND_ARRAY3D: return "cuArray3DCreate";
-    case VT_KIND_MIPMAPPED_ARRAY: return "cuMipmappedArrayCreate";
-    case VT_KIND_MEM_FREE: return "cuMemFree";
-    case VT_KIND_MEM_FREE_ASYNC: return "cuMemFreeAsync";
-    case VT_KIND_VMM_RELEASE: return "cuMemRelease";
-    case VT_KIND_HOST_FREE: return "cuMemFreeHost";
-    case VT_KIND_ARRAY_DESTROY: return "cuArrayDestroy";
-    case VT_KIND_MIPMAPPED_DESTROY: return "cuMipmappedArrayDestroy";
+#define VT_KIND_NAME_(name, value, call, space, cls) case VT_KIND_##name: return call;
+    VT_KINDS(VT_KIND_NAME_)
+#undef VT_KIND_NAME_
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "kind", kind);

@@ -39,13 +39,16 @@ typedef enum {
     VT_CLASS_HOST = 2      /* pinned host memory */
 } vt_class;
 
+/* The class column of vt_format.h's VT_KINDS; VT_KIND_NONE and unknown kinds count as
+ * device memory. */
 static inline vt_class vt_kind_class(unsigned kind)
 {
+#define VT_KIND_CLASS_(name, value, call, space, cls) case VT_KIND_##name: return VT_CLASS_##cls;
     switch (kind) {
-    case VT_KIND_MEM_ALLOC_MANAGED: return VT_CLASS_MANAGED;
-    case VT_KIND_HOST_ALLOC: case VT_KIND_HOST_ALLOC_HOST: case VT_KIND_HOST_FREE: return VT_CLASS_HOST;
+    VT_KINDS(VT_KIND_CLASS_)
     default: return VT_CLASS_DEVICE;
     }
+#undef VT_KIND_CLASS_
 }
 
 /* One running total and its peak. */
