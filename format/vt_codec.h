@@ -28,4 +28,40 @@ size_t vt_codec_encode(vt_codec *c, const vt_rec *r, uint8_t *out);
  * r->type set; the caller skips them. Pointers in r point into [p, p+n). */
 size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r);
 
+/* ------------------------------------------------------------------------ *
+ *  The fast decoders of ALLOC and FREE records (vt_codec_fast.c)
+ * ------------------------------------------------------------------------ */
+/* They read up to this many bytes past the end of a record without bounds checks: the
+ * buffer they decode must have that many readable bytes (zeros) after its end. */
+#define VT_CODEC_FAST_SLACK 128
+
+/* The fields of an event: an ALLOC or FREE record with only what the replay reads
+ * (vt_rec less tid, stream and flags), 32 bytes. X(type, name) */
+#define VT_EV_FIELDS(X) \
+    X(uint64_t, time_ns) \
+    X(uint64_t, addr) \
+    X(uint64_t, size)      /* ALLOC; 0 for FREE */ \
+    X(uint32_t, stack_id) \
+    X(uint8_t,  type)      /* VT_REC_ALLOC or VT_REC_FREE */ \
+    X(uint8_t,  kind) \
+    X(int8_t,   device)
+
+#define VT_EV_FIELD_(type, name) type name;
+typedef struct {
+    VT_EV_FIELDS(VT_EV_FIELD_)
+    uint8_t  pad;
+} vt_ev;
+#undef VT_EV_FIELD_
+
+/* One ALLOC or FREE record at p, decoded as vt_codec_decode would. Returns the bytes
+ * consumed, or 0 to let vt_codec_decode have the record (another type, or anything
+ * unusual). */
+typedef size_t (*vt_codec_fast_fn)(vt_codec *c, const uint8_t *p, const uint8_t *end, vt_rec *r);
+/* A run of ALLOC and FREE records from *pp into ev, up to max of them; stops before
+ * any other record or one vt_codec_decode must judge. Advances *pp; returns how many. */
+typedef size_t (*vt_codec_events_fn)(vt_codec *c, const uint8_t **pp, const uint8_t *end,
+                                     vt_ev *ev, size_t max);
+/* The fastest of each this CPU runs; generic: the portable ones whatever the CPU. */
+void vt_codec_fast_pick(int generic, vt_codec_fast_fn *rec, vt_codec_events_fn *ev);
+
 #endif /* VT_CODEC_H */

@@ -86,7 +86,7 @@ static inline uint32_t stack_here(void)
 static inline int push_ev(uint8_t type, unsigned kind, int device, unsigned flags, uint32_t stack,
                         uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-    vt_ev e;
+    vt_ring_ev e;
     e.type = type;
     e.kind = (uint8_t)kind;
     e.device = (int8_t)device;

@@ -26,7 +26,7 @@
 
 typedef struct {
     _Atomic uint64_t seq;
-    vt_ev ev;
+    vt_ring_ev ev;
 } vt_slot;
 
 _Static_assert(sizeof(vt_slot) == 64, "one slot per cache line");
@@ -78,7 +78,7 @@ int vt_ring_init(uint32_t n)
     return 0;
 }
 
-static int try_push(const vt_ev *e)
+static int try_push(const vt_ring_ev *e)
 {
     uint64_t pos = atomic_load_explicit(&vt_r.head, memory_order_relaxed);
     for (;;) {
@@ -104,7 +104,7 @@ static int try_push(const vt_ev *e)
     }
 }
 
-int vt_ring_push(const vt_ev *e)
+int vt_ring_push(const vt_ring_ev *e)
 {
     if (VT_LIKELY(try_push(e) == 0)) return 0;
     uint64_t t0 = vt_now_abs();
@@ -129,7 +129,7 @@ uint64_t vt_ring_lost(void)
     return atomic_load_explicit(&vt_r.lost, memory_order_relaxed);
 }
 
-int vt_ring_pop(vt_ev *e, uint64_t limit)
+int vt_ring_pop(vt_ring_ev *e, uint64_t limit)
 {
     if (!vt_r.slots || vt_r.tail >= limit) return 0;
     vt_slot *s = &vt_r.slots[vt_r.tail & vt_r.mask];

@@ -14,12 +14,12 @@ typedef struct {
     uint32_t pad_;
     uint64_t time;
     uint64_t a, b, c, d;  /* per type: see vt_writer.c ev_to_rec() */
-} vt_ev;
+} vt_ring_ev;
 
 int      vt_ring_init(uint32_t slots);
-int      vt_ring_push(const vt_ev *e);         /* 0, or -1 when dropped */
+int      vt_ring_push(const vt_ring_ev *e);         /* 0, or -1 when dropped */
 uint64_t vt_ring_head(void);                   /* producers' position (snapshot) */
-int      vt_ring_pop(vt_ev *e, uint64_t limit);/* consumer: 1 popped, 0 none/not ready */
+int      vt_ring_pop(vt_ring_ev *e, uint64_t limit);/* consumer: 1 popped, 0 none/not ready */
 uint64_t vt_ring_lost(void);
 /* The consumer's doorbell: any thread rings it; the consumer reads it (vt_ring_bell)
  * before it looks at the ring, then sleeps at most ms unless it was rung since. */

@@ -130,7 +130,7 @@ void vt_writer_emit(const vt_rec *r)
 /* ------------------------------------------------------------------------ *
  *  Draining
  * ------------------------------------------------------------------------ */
-static void ev_to_rec(const vt_ev *e, vt_rec *r)
+static void ev_to_rec(const vt_ring_ev *e, vt_rec *r)
 {
     memset(r, 0, sizeof *r);
     r->type = e->type; r->kind = e->kind; r->device = e->device; r->flags = e->flags;
@@ -164,7 +164,7 @@ static void cycle(void)
     const uint8_t *p = side, *end = side + side_len;
     while (side_len && (p = vt_side_next(p, end, &r)) != NULL) vt_writer_emit(&r);
 
-    vt_ev e;
+    vt_ring_ev e;
     uint64_t wait_from = 0;
     for (;;) {
         int got = vt_ring_pop(&e, head);

@@ -67,19 +67,6 @@ void vt_reader_start_async(vt_reader *r);
  * r->stopped). Pointers in rec stay valid until the next call. */
 int vt_reader_next(vt_reader *r, vt_rec *rec);
 
-/* An ALLOC or FREE record with only what the replay reads (vt_rec less tid, stream
- * and flags): 32 bytes. */
-typedef struct {
-    uint64_t time_ns;
-    uint64_t addr;
-    uint64_t size;      /* ALLOC; 0 for FREE */
-    uint32_t stack_id;
-    uint8_t  type;      /* VT_REC_ALLOC or VT_REC_FREE */
-    uint8_t  kind;
-    int8_t   device;
-    uint8_t  pad;
-} vt_ev;
-
 /* Decompresses and decodes the next chunks on other threads (two of them from two
  * cores up) into vt_ev events, while this thread replays: for readers of every record
  * that take ALLOC and FREE records through vt_reader_events. vt_reader_next then
