@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vt_analysis.h"
+
 typedef enum {
     VT_CAT_WEIGHTS = 0,
     VT_CAT_ACTIVATIONS,
@@ -115,9 +117,8 @@ typedef struct {
 const char *vt_cat_how_text(const vt_cat_row *r);
 
 /* ------------------------------------------------------------------------ *
- *  Over an analysis (vt_analyze.h does not include this header; it calls in)
+ *  Over an analysis (vt_analyze.c calls these)
  * ------------------------------------------------------------------------ */
-#include "vt_analyze.h"
 
 /* Infers what every group's lifetimes say (vt_cat_infer) for every trace, into
  * a->t[i].cat. Needs the replays' category logs and live sets, not the sites: vt_analyze
