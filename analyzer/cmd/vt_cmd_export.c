@@ -10,20 +10,52 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
+/* The one table of formats: X(name, writer, binary output, help lines after the name). */
+#define VT_EXPORT_FORMATS(X) \
+    X("folded", vt_export_folded, 0, "stacks for flamegraph.pl and inferno (bytes per stack)\n") \
+    X("pprof", vt_export_pprof, 1, "gzipped pprof profile: go tool pprof -http=: FILE\n") \
+    X("perfetto", vt_export_perfetto, 0, \
+      "Chrome/Perfetto trace JSON: a counter track per category, OOM instants\n" \
+      "                (ui.perfetto.dev); --buckets sets its time resolution (default 10000)\n") \
+    X("speedscope", vt_export_speedscope, 0, "speedscope JSON (www.speedscope.app)\n") \
+    X("csv", vt_export_csv, 0, "one row per event\n")
+
+#define VT_FORMAT_ROW_(name, fn, binary, help) { name, fn, binary, help },
+static const struct {
+    const char *name;
+    int (*fn)(FILE *, const vt_analysis *, const vt_export_opts *);
+    int binary;
+    const char *help;
+} formats[] = { VT_EXPORT_FORMATS(VT_FORMAT_ROW_) };
+#undef VT_FORMAT_ROW_
+#define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
+
+static const char usage_head[] =
     "usage: vramtrace export --format FORMAT TRACE [-o FILE] [--what peak|allocated|leaked]\n"
     "                        [--device N|all] [--buckets N] [--rules FILE]... [--no-default-rules]\n"
-    "  FORMAT:\n"
-    "    folded      stacks for flamegraph.pl and inferno (bytes per stack)\n"
-    "    pprof       gzipped pprof profile: go tool pprof -http=: FILE\n"
-    "    perfetto    Chrome/Perfetto trace JSON: a counter track per category, OOM instants\n"
-    "                (ui.perfetto.dev); --buckets sets its time resolution (default 10000)\n"
-    "    speedscope  speedscope JSON (www.speedscope.app)\n"
-    "    csv         one row per event\n"
+    "  FORMAT:\n";
+static const char usage_tail[] =
     "  --what: the bytes of folded stacks, the default sample type of pprof, the profile\n"
     "  speedscope opens first: live at the peak (default), allocated, or leaked at the end.\n"
     "  --rules, --no-default-rules: category rules, as for report (docs/categories.md).\n"
     "  Without -o (or with -o -) the output goes to stdout.\n";
+
+static void usage(FILE *f)
+{
+    fputs(usage_head, f);
+    for (int i = 0; i < NFORMATS; i++) fprintf(f, "    %-12s%s", formats[i].name, formats[i].help);
+    fputs(usage_tail, f);
+}
+
+/* "folded, pprof, ... or csv" */
+static void format_list(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < NFORMATS && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i == 0 ? "" : i == NFORMATS - 1 ? " or " : ", ",
+                                formats[i].name);
+}
 
 int vt_cmd_export(int argc, char **argv)
 {
@@ -32,14 +64,6 @@ int vt_cmd_export(int argc, char **argv)
         { "output", 'o', 1, O_OUT }, { "format", 'f', 1, O_FORMAT }, { "what", 0, 1, O_WHAT },
         { "device", 0, 1, O_DEVICE }, { "buckets", 0, 1, O_BUCKETS }, { "rules", 0, 1, O_RULES },
         { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
-    };
-    static const struct {
-        const char *name;
-        int (*fn)(FILE *, const vt_analysis *, const vt_export_opts *);
-        int binary;
-    } formats[] = {
-        { "folded", vt_export_folded, 0 }, { "pprof", vt_export_pprof, 1 }, { "perfetto", vt_export_perfetto, 0 },
-        { "speedscope", vt_export_speedscope, 0 }, { "csv", vt_export_csv, 0 },
     };
     const char *out = "-";
     char *path = NULL;
@@ -60,10 +84,12 @@ int vt_cmd_export(int argc, char **argv)
         case O_OUT: out = v; break;
         case O_FORMAT:
             fmt = -1;
-            for (int i = 0; i < (int)(sizeof formats / sizeof formats[0]); i++)
+            for (int i = 0; i < NFORMATS; i++)
                 if (!strcmp(v, formats[i].name)) fmt = i;
             if (fmt < 0) {
-                vt_args_error(&a, "bad value '%s' for --format (folded, pprof, perfetto, speedscope or csv)", v);
+                char list[128];
+                format_list(list, sizeof list);
+                vt_args_error(&a, "bad value '%s' for --format (%s)", v, list);
                 return 2;
             }
             break;
@@ -83,19 +109,18 @@ int vt_cmd_export(int argc, char **argv)
             if (vt_cat_opts_add_rules(&cat, v)) return 2;
             break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
+        case O_HELP: usage(stdout); return 0;
         }
     }
     if (fmt < 0) { vt_args_error(&a, "missing --format FORMAT"); return 2; }
     if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
     if (formats[fmt].binary && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
-        vt_args_error(&a, "pprof output is binary: use -o FILE");
+        vt_args_error(&a, "%s output is binary: use -o FILE", formats[fmt].name);
         return 2;
     }
     vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
-   
     if (rc) { vt_analysis_free(&an); return rc; }
     FILE *f = vt_export_open(out, formats[fmt].binary);
     if (!f) rc = 2;

@@ -4,14 +4,31 @@
 #ifndef VT_CMDS_H
 #define VT_CMDS_H
 
-int vt_cmd_run(int argc, char **argv);
-int vt_cmd_dump(int argc, char **argv);
-int vt_cmd_report(int argc, char **argv);
-int vt_cmd_top(int argc, char **argv);
-int vt_cmd_diff(int argc, char **argv);
-int vt_cmd_check(int argc, char **argv);
-int vt_cmd_timeline(int argc, char **argv);
-int vt_cmd_flamegraph(int argc, char **argv);
-int vt_cmd_export(int argc, char **argv);
+/* The one table of commands, in the order `vramtrace --help` lists them:
+ * X(name, function, synopsis, what it does). vt_main.c dispatches and writes its usage
+ * from it; each function is defined in vt_cmd_<name>.c. */
+#define VT_COMMANDS(X) \
+    X("run", vt_cmd_run, "run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary] -- CMD ARGS...", \
+      "run CMD with the recorder and say where the trace went") \
+    X("report", vt_cmd_report, "report TRACE... [--top N] [--json]", \
+      "peak per device and what made it, leaks, OOMs, NVML") \
+    X("top", vt_cmd_top, "top TRACE --by site|function|module|kind [--at peak|end|TIME] [--top N] [--json]", \
+      "the largest holders at one moment") \
+    X("diff", vt_cmd_diff, "diff BASE NEW [--top N] [--json]", \
+      "which sites grew between two runs") \
+    X("check", vt_cmd_check, "check TRACE --max-peak SIZE [--max-leak SIZE]", \
+      "exit 1 when a bound is broken (for CI)") \
+    X("timeline", vt_cmd_timeline, "timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind]", \
+      "memory over time, stacked; the peak marked; zoom and hover") \
+    X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]", \
+      "bytes by call stack, as a flame (icicle) graph") \
+    X("export", vt_cmd_export, "export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]", \
+      "the trace for other tools") \
+    X("dump", vt_cmd_dump, "dump TRACE", \
+      "every record, one line each")
+
+#define VT_CMD_DECL_(name, fn, synopsis, what) int fn(int argc, char **argv);
+VT_COMMANDS(VT_CMD_DECL_)
+#undef VT_CMD_DECL_
 
 #endif /* VT_CMDS_H */
