@@ -36,7 +36,7 @@ vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char 
 /* Reads and parses a file. */
 vt_rules *vt_rules_load(const char *path, char *err, size_t errn);
 
-/* The built-in rules (analyzer/default-rules.txt, embedded in vt_rules_default.c). */
+/* The built-in rules: analysis/default-rules.txt, embedded at build time as vt_rules_default.c. */
 extern const char vt_rules_default_text[];
 vt_rules *vt_rules_default(char *err, size_t errn);
 
