@@ -678,11 +678,9 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
  * slot, which a delete reads), and for an allocation the entry of stack_group that
  * names its group: the misses of a dozen events overlap. What is prefetched is a guess
  * (the table may grow on the way), never trusted. The group itself is prefetched in a
- * second stage, GROUP_AHEAD events on (ev_prefetch_group): on a machine whose last-level
- * cache holds the live set (the 2026-11-30 Intel dev VM) that made no difference, but
- * where it does not (an AMD EPYC VM, ~4 MiB of effective L3, 2026-12-01) the group's
- * line was the replay's largest stall and `report` on the benchmark trace went from
- * 2.91 s to 2.64 s (median of 15 alternating runs). */
+ * second stage, GROUP_AHEAD events on (ev_prefetch_group): where the last-level cache
+ * does not hold the live set, the group's line is otherwise the replay's largest stall
+ * (docs/benchmarks.md, section 2, "Why the AMD VM was slower", has the measurements). */
 #define PREFETCH_AHEAD 16
 #define LOOK_RING 32   /* more than PREFETCH_AHEAD, a power of two */
 _Static_assert(LOOK_RING > PREFETCH_AHEAD && (LOOK_RING & (LOOK_RING - 1)) == 0, "LOOK_RING");
