@@ -19,12 +19,20 @@ uses. The figures are the number of levels and the size of the largest circle.
                                                        than L levels or a circle of
                                                        more than C modules
   python3 scripts/file_graph.py --edges [ROOT]         every arrow, with its reason
+
+--check also fails on an arrow that goes up the folders' order (LAYERS below), or from
+preload/ to analyzer/ and back.
 """
 import os
 import re
 import sys
 
 DIRS = ("format", "preload", "analyzer")
+# Which folder may use which: a folder uses only those before it in its line
+# (docs/design.md). preload/ and analyzer/ both stand on format/, never on each other.
+LAYERS = (("format", "preload"),
+          ("format", "analyzer/base", "analyzer/model", "analyzer/sym", "analyzer/analysis",
+           "analyzer/out", "analyzer/cmd"))
 IDENT = re.compile(r"[A-Za-z_]\w*")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "struct", "union",
             "enum", "typedef", "extern"}
@@ -227,6 +235,26 @@ def levels(nodes, adj, comps):
     return {v: level[comp_of[v]] for v in nodes}
 
 
+def folder(module):
+    return os.path.dirname(module)
+
+
+def upward(edges):
+    """Arrows from a folder to one it may not use."""
+    bad = []
+    for (a, b), why in sorted(edges.items()):
+        fa, fb = folder(a), folder(b)
+        if fa == fb:
+            continue
+        ok = False
+        for line in LAYERS:
+            if fa in line and fb in line and line.index(fb) < line.index(fa):
+                ok = True
+        if not ok:
+            bad.append(f"{a} -> {b} ({why})")
+    return bad
+
+
 def main(argv):
     check = None
     show_edges = False
@@ -265,8 +293,10 @@ def main(argv):
         bad.append(f"{top} levels (at most {check[0]})")
     if biggest > check[1]:
         bad.append(f"a circle of {biggest} modules (at most {check[1]})")
+    for arrow in upward(edges):
+        bad.append("an arrow up the layers: " + arrow)
     if bad:
-        print("file_graph: " + ", ".join(bad), file=sys.stderr)
+        print("file_graph: " + "; ".join(bad), file=sys.stderr)
         return 1
     return 0
 

@@ -5,6 +5,7 @@
 #include "vt_args.h"
 #include "vt_cat.h"
 #include "vt_export.h"
+#include "vt_series.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "vt_analyze.h"
-#include "vt_series.h"
 
 /* ------------------------------------------------------------------------ *
  *  Weights

@@ -1,5 +1,6 @@
 /* vt_export_common.c - the selected groups and their weights, frame labels, output. */
 #include "vt_export.h"
+#include "vt_series.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * devices live after the event. category and site: those of the allocation's group
  * (alloc) or of the failed request (oom); empty otherwise. */
 #include "vt_export.h"
+#include "vt_series.h"
 #include "vt_names.h"
 
 #include <inttypes.h>
