@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_codec.c - the record encoding: a type byte, a payload length, then LEB128
  * varints (times and addresses as zigzag deltas) and length-prefixed byte strings.
  * Why varints: a typical allocation record shrinks from 64 fixed bytes to ~15, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_codec.h - records to bytes and back (docs/trace-format.md, "Records").
  *
  * Both directions keep a small state (last time, last address) that makes times and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_format.h - the vramtrace trace format (version 1).
  *
  * Shared by the recorder (writes it) and the analyzer (reads it). The byte-level

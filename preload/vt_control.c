@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_control.c - the one function a program may call: pause and resume recording.
  *
  * vramtrace needs no code change; this is for the program that wants a trace of a window

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cuda.h - cuda.h with every versioned name visible.
  *
  * cuda.h renames cuMemAlloc to cuMemAlloc_v2 (and friends) with macros and hides the

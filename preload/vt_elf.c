@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_elf.c - "is name defined in this very object, and where": a lookup in one loaded
  * object's dynamic symbol table (DT_GNU_HASH, else DT_HASH), by hand.
  *

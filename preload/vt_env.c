@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_env.c - the VRAMTRACE_* variables, and the output path pattern.
  *
  * Read once, in the constructor (getenv later would race with a program's setenv).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_hook_dl.c - dlsym interposition.
  *
  * Frameworks rarely link -lcuda: they dlopen libcuda.so.1 and dlsym what they need

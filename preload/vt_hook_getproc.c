@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_hook_getproc.c - the driver's and the runtime's entry-point lookups.
  *
  * libcudart 13 asks cuGetProcAddress_v2 for ~440 driver functions by base name and

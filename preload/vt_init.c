@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_init.c - the recorder's life: constructor, lazy start at the first event, fork,
  * and the orderly stop at exit.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_memo.c - the per-thread memo of stack walks: a walk known by the words it read.
  *
  * A walk (vt_unwind.c) is a pure function of its start (RSP; the first return address

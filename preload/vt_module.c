@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_module.c - MODULE records: every loaded ELF object (path, load bias, extent,
  * GNU build-id), so that the analyzer can symbolize return addresses offline.
  *

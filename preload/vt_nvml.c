@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_nvml.c - NVML samples: how much memory the device and this process use, as the
  * driver sees it. This is the one figure that also counts what no allocation call
  * explains (the CUDA context, loaded modules, pool slack), so the analyzer can show the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_nvtx.c - NVTX ranges as scopes: the NVTX v3 injection interface.
  *
  * How NVTX finds us: every copy of the NVTX v3 headers (each library that includes

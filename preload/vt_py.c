@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_py.c - Python frames: the interpreter's call stack of the allocating thread, when
  * that thread holds the GIL, read without calling into Python on the common path.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_pylayout.h - where CPython keeps what vt_py.c reads, per minor version (x86-64,
  * release builds with a GIL, no Py_TRACE_REFS). Measured with offsetof() against each
  * version's own headers (Include/internal with Py_BUILD_CORE); tests/python/py_layout.c

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_record.c - turns one driver call into one event: thread id, time, device, stack,
  * then a push into the ring. Runs on the allocating thread, after the real call has
  * returned, with the thread's in_hook flag set (vt_enter).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_ring.c - the bounded multi-producer, single-consumer queue between allocating
  * threads and the writer.
  *

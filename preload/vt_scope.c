@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_scope.c - scopes: named ranges a thread is inside of (NVTX ranges, nn.Module
  * names), recorded as VT_FRAME_SCOPE frames of every stack the thread captures.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_side.c - the side buffer: rare, variable-length records (THREAD, STACK nodes,
  * DEVICE, DRIVER, LOOKUP) queued under a mutex for the writer.
  *

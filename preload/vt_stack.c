@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_stack.c - call stacks: capture with libunwind, dedup into a tree of nodes.
  *
  * Capture: vt_unwind() walks the caller's frames with DWARF CFI rules cached per return

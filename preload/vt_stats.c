@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_stats.c - the recorder measuring itself (VRAMTRACE_STATS=1).
  *
  * Why: on a launch-bound PyTorch model the recorder added ~6 ms a step for ~2,150

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_str.c - interned strings: a text gets one STRING id for the life of the process,
  * and its STRING record is queued once, before any record that uses the id.
  *

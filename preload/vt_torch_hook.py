@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """vramtrace's Python start-up hook for `vramtrace run --torch-modules`.
 
 Installed as <build>/lib/vramtrace_py/sitecustomize.py; `vramtrace run --torch-modules`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_unwind.c - a fast x86-64 stack walker: DWARF CFI rules cached per return address.
  *
  * Why not only libunwind: its cached fast path (unw_backtrace) measured ~3,100

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap.c - the variant table, each wrapper's real slot, and identification: which
  * exact driver function a looked-up pointer is.
  *

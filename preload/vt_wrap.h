@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap.h - the table of driver entry points the recorder wraps, each wrapper's
  * "real" slot, and the identification of pointers handed out by lookups.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap_array.c - wrappers of CUDA arrays and mipmapped arrays.
  *
  * The driver does not say how much memory an array takes (alignment, tiling and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap_host.c - wrappers of page-locked host memory: cuMemHostAlloc,
  * cuMemAllocHost(_v2), cuMemFreeHost. Recorded in their own address space
  * (VT_SPACE_HOST_PTR) with device -1: the memory is the host's, and the analyzer keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap_init.c - cuInit: after the first successful one, describe the driver and the
  * devices (DRIVER, DEVICE records), so that a trace says what it ran on. The records
  * wait in the side buffer: cuInit alone does not create a trace file (launchers and

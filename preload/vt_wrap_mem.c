@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap_mem.c - wrappers of the device-memory allocation API: cuMemAlloc(_v2),
  * cuMemAllocPitch(_v2), cuMemAllocManaged, cuMemAllocAsync(_ptsz),
  * cuMemAllocFromPoolAsync(_ptsz), their frees, and cuMemPoolTrimTo.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_wrap_vmm.c - wrappers of the virtual memory management API.
  *
  * Physical memory is what counts: cuMemCreate is an ALLOC of kind VT_KIND_VMM_CREATE

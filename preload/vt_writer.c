@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_writer.c - the writer thread: drains the side buffer and the ring, encodes
  * records (vt_codec), compresses chunks (zstd, with checksums), writes them.
  *

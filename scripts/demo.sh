@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job. With a GPU: build, trace the bundled BERT workload and report it.
 # Without one: report a bundled real trace recorded on an NVIDIA H200.
 set -euo pipefail

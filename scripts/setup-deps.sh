@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what vramtrace needs to build and test on Debian/Ubuntu. Idempotent: it asks
 # apt only for what is missing, so it costs nothing on a machine that has everything.
 set -euo pipefail

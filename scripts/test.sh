@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds everything and runs every test that needs no GPU (what CI runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

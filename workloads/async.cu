@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* async.cu - vt-async: stream-ordered allocation (cudaMallocAsync / cudaFreeAsync).
  *
  * 1. six cudaMallocAsync from the device's default pool; three freed at once;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bert.cu - vt-bert: trains a BERT encoder for sequence classification on synthetic data,
  * allocating device memory like a framework, with exact per-category ground truth.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bert_kernels.cuh - the hand-written CUDA kernels of vt-bert.
  *
  * Every kernel is deterministic: no atomics on floating-point data, every reduction runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bert_mem.cuh - vt-bert's device memory: the allocation sites and the ledger.
  *
  * Every device allocation of vt-bert goes through one of six functions, one per category:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* frag.cu - vt-frag: a fragmentation pattern.
  *
  * 1. 256 allocations of many different sizes (64 KiB .. ~2 MiB, odd byte counts too);

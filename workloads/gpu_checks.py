@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """GPU checks of the bundled workloads (docs/workloads.md, "Checking on a GPU").
 
     python3 workloads/gpu_checks.py BUILD_DIR [VRAMTRACE [WORK_DIR [RESULTS_TSV]]]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # GPU checks of the bundled workloads; tests/gpu/run.sh calls this in its `workloads` section.
 #   bash workloads/gpu_checks.sh BUILD_DIR [VRAMTRACE [WORK_DIR [RESULTS_TSV]]]
 # BUILD_DIR holds bin/vt-bert etc. Without a usable VRAMTRACE the traced comparisons are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* leak.cu - vt-leak: device allocations that are never freed.
  *
  * Ten cudaMalloc calls from three call sites; the six from keep_and_free() are freed, the

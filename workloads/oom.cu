@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* oom.cu - vt-oom: asks for more memory than the card has, and survives.
  *
  * Holds 256 MiB, then asks for 1.5x the card's total memory and for (free + 1 GiB); both must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* pinned.cu - vt-pinned: page-locked host memory through the runtime API.
  *
  * cudaHostAlloc with three flag sets and cudaMallocHost, each touched, then cudaFreeHost.

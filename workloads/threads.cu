@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* threads.cu - vt-threads: 16 threads allocating at the same time.
  *
  * Each thread names itself vt-alloc-NN, waits at a barrier so that all start together,

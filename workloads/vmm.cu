@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vmm.cu - vt-vmm: the CUDA virtual memory management API, through the driver.
  *
  * Two physical allocations (cuMemCreate) mapped side by side into one reserved VA range,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* wl_common.h - shared bits of the small edge-case workloads (vt-leak, vt-frag, ...).
  *
  * Each of those programs does one allocation pattern and prints ONE JSON line on stdout

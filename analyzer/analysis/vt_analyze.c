@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_analyze.c - one analysis: read, replay, symbolize, fold, sum. */
 #include "vt_analyze.h"
 #include "vt_cat.h"

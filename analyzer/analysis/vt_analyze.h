@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_analyze.h - one analysis: open traces, replay them (merged on a common clock when
  * there are several), symbolize and fold their stacks into sites, and sum groups into
  * rows by site, function, module or kind. Every command but dump starts here. */

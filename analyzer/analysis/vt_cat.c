@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat.c - categories: names, the decision per group (rules, then lifetimes), sums. */
 #include "vt_cat.h"
 #include "vt_rules.h"

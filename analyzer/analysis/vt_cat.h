@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat.h - categories: what each allocation is for (weights, activations, ...).
  *
  * A category is decided per group (stack, kind, device) after the replay: first by the

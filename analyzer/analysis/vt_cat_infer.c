@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat_infer.c - categories from lifetimes: training iterations, their phases, and
  * what each group's allocations did relative to them (docs/categories.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_rules.c - category rules: parsing, and matching against folded sites. */
 #include "vt_rules.h"
 #include "vt_cat.h"

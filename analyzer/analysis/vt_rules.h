@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_rules.h - category rules: patterns on symbolized frames that name what an
  * allocation is for (docs/categories.md has the format and the precedence).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_json.c - a tiny streaming JSON writer. */
 #include "vt_json.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_json.h - a tiny streaming JSON writer: two-space indentation, keys in the order
  * written, so that output is stable and diffable (docs/json-schema.md). */
 #ifndef VT_JSON_H

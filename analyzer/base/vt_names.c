@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_names.c - stable names of record types, kinds and VMM operations. */
 #include "vt_names.h"
 #include "vt_format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_names.h - stable names of record types, kinds and VMM operations, as printed by
  * dump, report and the JSON output. */
 #ifndef VT_NAMES_H

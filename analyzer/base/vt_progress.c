@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_progress.c - a progress bar on stderr for long analyses. */
 #include "vt_progress.h"
 

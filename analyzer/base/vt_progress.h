@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_progress.h - a progress bar on stderr, shown only when stderr is a terminal and
  * the work has already taken more than a second (short runs stay quiet). */
 #ifndef VT_PROGRESS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_table.c - arena, integer map, string interning. */
 #include "vt_table.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_table.h - the small containers the analyzer is built on: an arena for strings
  * and records that live as long as the analysis, an integer map (u64 -> u32) and a
  * string interning table. Open addressing, power-of-two sizes, no per-insert malloc

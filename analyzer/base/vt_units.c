@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_units.c - sizes and durations, to and from text. */
 #include "vt_units.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_units.h - sizes and durations, to and from text ("20GiB", "1.5 GB", "300ms"). */
 #ifndef VT_UNITS_H
 #define VT_UNITS_H

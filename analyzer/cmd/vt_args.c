@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_args.c - command-line options of one subcommand. */
 #include "vt_args.h"
 #include "vt_units.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_args.h - command-line options of one subcommand: short (-o X), long (--top N,
  * --top=N), operands anywhere, and "--" to end options. Errors print one line,
  * "vramtrace: CMD: ...", and the caller exits 2. */

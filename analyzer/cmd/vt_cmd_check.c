@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_check.c - `vramtrace check TRACE --max-peak SIZE [--max-leak SIZE]`: a gate
  * for CI. Exit 0 within bounds; 1 with one line per broken bound. */
 #include "vt_cmds.h"

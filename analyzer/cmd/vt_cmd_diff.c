@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_diff.c - `vramtrace diff BASE NEW [--top N] [--json]`: what each site held
  * at the peak of each run, matched by folded symbolized stack, sorted by growth. */
 #include "vt_cmds.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_dump.c - `vramtrace dump TRACE`: the header, then every record on a line of
  * its own, in a stable text form (tests diff it; people grep it). */
 #include "vt_cmds.h"

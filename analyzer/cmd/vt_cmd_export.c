@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_export.c - `vramtrace export --format FORMAT TRACE [-o FILE]`: the trace in
  * the formats other tools read (docs/pictures.md). */
 #include "vt_cmds.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE -o FILE.html|FILE.svg`: the call
  * tree of the sites weighted by bytes at the peak, allocated, or leaked
  * (docs/pictures.md). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_report.c - `vramtrace report TRACE... [--top N] [--frames N] [--json]`:
  * per device, the peak and what made it, what was left at the end, OOM events, the
  * NVML figure and what no allocation explains; pinned host memory apart; several

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_run.c - `vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules]
  * [--no-summary] -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
  * then says where the trace(s) went and sums them up. Exits with CMD's status

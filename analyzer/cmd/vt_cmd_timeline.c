@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_timeline.c - `vramtrace timeline TRACE -o FILE.html|FILE.svg`: device memory
  * over time as a stacked area chart by category, site or kind (docs/pictures.md). */
 #include "vt_cmds.h"

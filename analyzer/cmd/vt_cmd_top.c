@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmd_top.c - `vramtrace top TRACE [--by site|function|module|kind]
  * [--at peak|end|TIME] [--top N] [--json]`: the largest holders of device memory at
  * one moment, per device. */

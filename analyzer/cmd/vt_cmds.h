@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cmds.h - the subcommands. Each takes the arguments after its name and returns
  * the process exit status: 0 fine, 1 a check failed, 2 bad usage or unreadable input
  * (`run` returns the traced command's status). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_main.c - `vramtrace COMMAND ...`: dispatch to the subcommands. */
 #include "vt_cmds.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat_life.h - what the replay gathers for category inference, O(1) per event.
  *
  * Two things, both fed by vt_replay.c as allocations come and go:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_layer.c - layers (see vt_layer.h). */
 #include "vt_layer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_layer.h - layers: which part of a model an allocation belongs to.
  *
  * The layer of a stack is its innermost scope frame (an NVTX range, or the nn.Module

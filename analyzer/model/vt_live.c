@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_live.c - the live set's growth and ext records (vt_live.h). */
 #include "vt_live.h"
 

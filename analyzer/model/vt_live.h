@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_live.h - the live set: (space, address) -> what a live allocation or VMM mapping
  * holds. Open addressing, linear probing, deletion by backward shift.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_reader.c - streams the records of one trace file.
  *
  * Why threads: zstd costs more per record than decoding and replaying it together, so

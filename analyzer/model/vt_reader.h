@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_reader.h - streams the records of one trace file: header, then chunk after chunk,
  * each decompressed into one reused buffer and decoded record by record.
  *

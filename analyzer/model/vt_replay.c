@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_replay.c - the live-set model (see vt_replay.h for the peak algorithm). */
 #include "vt_replay.h"
 #include "vt_layer.h"

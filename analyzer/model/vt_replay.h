@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_replay.h - the live-set model: replays one trace's records and keeps what is
  * live, the peak of each running total, and what every group (stack, kind, device)
  * held at that peak.

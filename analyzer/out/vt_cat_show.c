@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat_show.c - categories in text and JSON. */
 #include "vt_cat_show.h"
 #include "vt_units.h"

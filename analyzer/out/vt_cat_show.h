@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_cat_show.h - how the commands print categories, in text and JSON
  * (docs/categories.md, docs/json-schema.md). */
 #ifndef VT_CAT_SHOW_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vt_embed.cmake - writes files as C strings, so that the HTML reports carry their style
 # and scripts without the binary reading anything at run time:
 #   cmake -DOUT=vt_assets.c -DIN="a.js|b.css" -P vt_embed.cmake
@@ -16,6 +17,8 @@ foreach(in IN LISTS inputs)
     set(id "${SYMBOL}")
   endif()
   file(READ "${in}" text)
+  # the source file's license line stays in the source: the pages carry what they did
+  string(REGEX REPLACE "^[^\n]*SPDX-License-Identifier[^\n]*\n" "" text "${text}")
   # backslash first; '?' too, so that no "??x" trigraph survives under -std=c11
   string(REPLACE "\\" "\\\\" text "${text}")
   string(REPLACE "\"" "\\\"" text "${text}")

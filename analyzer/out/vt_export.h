@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export.h - what the pictures and the interchange formats share: the groups that
  * make up the selected memory with their weights, a call tree of their sites, frame
  * labels, and the writers of each format (docs/pictures.md). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_common.c - the selected groups and their weights, frame labels, output. */
 #include "vt_export.h"
 #include "vt_series.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_csv.c - one row per event (ALLOC, FREE, OOM and VMM records), in trace
  * order, from a pass of its own over the trace:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_folded.c - folded stacks, the input of flamegraph.pl and inferno: one line
  * per distinct stack, outermost frame first, frames joined by ';', then a space and
  * the bytes of allocations made at exactly that stack. */

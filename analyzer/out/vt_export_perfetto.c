@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_perfetto.c - Chrome/Perfetto trace JSON (ui.perfetto.dev, chrome://tracing).
  *
  * Counter events ("ph": "C") make one track per category ("weights bytes", ...), one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_pprof.c - a gzipped pprof profile (`go tool pprof -http=: FILE`).
  *
  * One sample per group (site, kind, device) with six values: objects and bytes at the

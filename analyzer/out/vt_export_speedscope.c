@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_speedscope.c - speedscope's file format (www.speedscope.app): the shared
  * frames, then three "sampled" profiles in bytes, one sample per group (stack outermost
  * frame first): bytes at the peak, bytes allocated, bytes leaked at the end. The one

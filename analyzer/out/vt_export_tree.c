@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_export_tree.c - the call tree of the sites (flame graphs, folded stacks). */
 #include "vt_export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_flame.js - the flame (or icicle) graph of `vramtrace flamegraph`
  * (docs/pictures.md). The data (JSON in #vt-data) are the nodes of the call tree in
  * preorder, largest child first: label, depth, bytes. A node's width is its bytes;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_html.c - the HTML reports (see vt_html.h). */
 #include "vt_html.h"
 #include "vt_show.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_html.h - self-contained HTML reports: the timeline chart and the flame graph.
  * One file each, the data as JSON in a <script type="application/json">, the style
  * and a small hand-written script inline (vt_html.css, vt_timeline.js, vt_flame.js,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_layer_show.c - the "by layer" sections of report and diff. */
 #include "vt_layer_show.h"
 #include "vt_layer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_layer_show.h - the "by layer" sections of report and diff (text and JSON,
  * docs/json-schema.md). Shown only when some trace of the analysis has layers (scope
  * frames, or Python frames of the program's own code). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_series.c - memory over time (see vt_series.h for what a bucket holds).
  *
  * The second pass replays the trace with a fresh vt_replay, so the live-set rules

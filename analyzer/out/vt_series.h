@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_series.h - memory over time: one extra streaming pass over a trace that
  * vt_analyze has already read, keeping the live bytes of a few series (categories,
  * top sites or kinds) and reducing them to a fixed number of time buckets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_show.c - how the commands print frames, sites, commands and dates. */
 #include "vt_show.h"
 #include "vt_names.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_show.h - how the commands print shared things: frames, sites, commands, dates,
  * in text and in JSON (docs/json-schema.md). */
 #ifndef VT_SHOW_H

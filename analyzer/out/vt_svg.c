@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_svg.c - static SVG pictures (see vt_svg.h). */
 #include "vt_svg.h"
 #include "vt_html.h"

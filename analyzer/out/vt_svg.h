@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_svg.h - static SVG pictures, for papers and CI artifacts: the timeline chart and
  * the flame graph, drawn as the HTML reports draw them (docs/pictures.md), with
  * <title> tooltips where an SVG viewer shows them. */

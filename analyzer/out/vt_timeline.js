@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_timeline.js - the chart of `vramtrace timeline` (docs/pictures.md).
  *
  * The data (JSON in #vt-data) are buckets: for each, the lowest and highest total of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sites.c - folding recorded stacks into sites. */
 #include "vt_sites.h"
 

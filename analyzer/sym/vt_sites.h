@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sites.h - folding recorded stacks into sites.
  *
  * A site is a stack as a person reads it: the innermost frames that belong to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sym.c - offline symbolization of recorded return addresses (elfutils libdwfl).
  *
  * Every module that an address hits is reported into one Dwfl at the load bias the

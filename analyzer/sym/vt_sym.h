@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sym.h - offline symbolization of recorded return addresses (elfutils libdw).
  *
  * The trace records each loaded module (path, load bias, extent, build-id) and raw

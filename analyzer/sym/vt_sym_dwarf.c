@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sym_dwarf.c - the chain of inlined calls at an address, and DWARF function names.
  *
  * libdw's dwarf_getscopes is not used: in elfutils 0.188 it drops the enclosing function

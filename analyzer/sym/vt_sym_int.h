@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sym_int.h - internals of vt_sym shared by its files (not part of the analyzer API).
  *
  * vt_sym_tab.c:   a module's function symbols, sorted once for binary search. libdwfl's

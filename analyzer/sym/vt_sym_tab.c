@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_sym_tab.c - a module's function symbols, sorted once for binary search. */
 #include "vt_sym_int.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bench_alloc.c - the cost of one alloc+free pair at a fixed call-stack depth, for
  * comparing the recorder (LD_PRELOAD libvramtrace.so) with heaptrack (bench_alloc.sh).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Recorder overhead next to heaptrack's (docs/benchmarks.md, "Recorder: cost per alloc+free").
 #   tests/bench/bench_alloc.sh [BUILD_DIR]        (default: build)
 # Env: RUNS (default 5) runs per cell, the median is reported; PAIRS (default 1000000)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Analyzer throughput and memory next to heaptrack_print's (docs/benchmarks.md,
 # "Analyzer: events per second").
 #   tests/bench/bench_analyzer.sh [BUILD_DIR]        (default: build)

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 /* bench_chase.c - how far the caches reach on this machine: the time of one load that
  * depends on the one before, over working sets of 256 KiB to 128 MiB.
  *
  *   bench_chase [-h]     (-h: 2 MiB pages, where the kernel grants them)
  *
- * The replay (analyzer/vt_replay.c) hits its live set and groups at random, so what it
+ * The replay (analyzer/model/vt_replay.c) hits its live set and groups at random, so what it
  * costs per event follows the size at which these times jump from the last-level
  * cache's to memory's; a VM may be lent much less of that cache than lscpu names. Each
  * size is one random cyclic permutation of its cache lines (a chain that no prefetcher

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bench_heapgen.c - a malloc workload shaped like gen_trace's synthetic GPU trace, to be
  * run under heaptrack so that heaptrack_print gets a trace of about the same size as the
  * one the vramtrace analyzer reads (bench_analyzer.sh).

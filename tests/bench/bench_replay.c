@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bench_replay.c - the analyzer's replay alone: events already decoded in memory.
  *
  *   bench_replay TRACE [-n MAX_EVENTS] [-r REPS]

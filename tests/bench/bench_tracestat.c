@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bench_tracestat.c - reads a vramtrace trace with nothing but vt_codec and zstd, and
  * prints what the benchmarks need: records per type, events, bytes per event, LOST
  * events, the depth of the recorded stacks, and the live set (peak count and bytes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* gen_trace.c - writes a synthetic vramtrace trace in the real format, for the analyzer
  * benchmark (bench_analyzer.sh) and the bench smoke test.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # memo_check.sh CLI LIB BENCH_ALLOC FAKEDIR - the walk memo gives libunwind's stacks.
 #
 # bench_alloc -b 4 allocates in turn from 4,096 call paths in a tree of four branch

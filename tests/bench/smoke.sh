@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Smoke test of the benchmark programs (ctest bench_smoke): they build, and they still
 # work with the recorder and the analyzer. Quick, small sizes; measures nothing.
 #   smoke.sh BIN_DIR [VRAMTRACE_CLI|-] [LIBVRAMTRACE|-] [BENCH_ALLOC|-]

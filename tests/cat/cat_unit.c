@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cat_unit.c - unit tests of categories: names, rule parsing and precedence, the
  * plumbing test of static CUDA runtimes, and lifetime inference on synthetic training
  * loops whose answer is known by construction. Prints one line per failed check and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # plan_check.cmake - one vt-bert configuration: the categories `vramtrace report --json`
 # finds at the peak of a real trace against `vt-bert --plan`'s ground truth.
 #   cmake -DVT=vramtrace -DBERT=vt-bert -DTRACE=t.vtrace "-DARGS=--model base ..." -DMODE=rules|infer

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_case.sh CASE.sh - runs one CLI golden test (tests/cli/README.md).
 #
 # The case script runs in a fresh temporary folder with these in its environment:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_data.sh TRACE - a real trace from tests/data: `report`, `report --json` and
 # `dump` must read it without error (exit 0, no "ends early" warning unless the trace
 # name says "cut"); if golden/data-NAME.report exists, the report must match it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_fuzz.c - feeds damaged traces to the whole analysis path, in process: every
  * truncation of each input, and single-byte flips at every offset (or every STEP-th).
  * The point is that nothing crashes, hangs or reads out of bounds (build with

@@ -1,4 +1,4 @@
-/* vt_gen.c - writes test traces in the real format, through vt_codec, for the CLI
+/* SPDX-License-Identifier: MIT */ /* vt_gen.c - writes test traces in the real format, through vt_codec, for the CLI
  * golden tests (and big ones for benchmarks).
  *
  *   vt_gen SCENARIO OUT      scenarios: see the table at the end of this file

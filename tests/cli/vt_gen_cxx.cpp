@@ -1,4 +1,4 @@
-// vt_gen_cxx.cpp - a C++ allocation site for vt_gen, so that reports show demangled
+// vt_gen_cxx.cpp - a C++ allocation site for vt_gen, so that reports show demangled  (SPDX-License-Identifier: MIT)
 // names (namespace, class, overload arguments).
 #include <cstdint>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_gen_plumb.c - stand-ins for the CUDA runtime and the recorder, built twice as
  * libcudart_vtgen.so and libvramtrace_vtgen.so: vt_gen calls its allocation "API"
  * through them so that the innermost frames of every recorded stack belong to modules

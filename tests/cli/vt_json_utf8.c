@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_json_utf8.c - the JSON writer keeps well-formed UTF-8 (non-ASCII Python paths, NVTX
  * names) and replaces every other non-ASCII byte with U+FFFD, so output stays valid. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_roundtrip.c - the reader's fast ALLOC/FREE decoder must agree with vt_codec_decode
  * on every field, for values of every varint length (1..10 bytes), with and without
  * extra trailing fields. Writes a trace of random records, reads it back through

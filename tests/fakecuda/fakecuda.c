@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fakecuda.c - a fake libcuda.so.1 for CI machines without a GPU.
  *
  * It exports the driver allocation API under the exact names and signatures of the

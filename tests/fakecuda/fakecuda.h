@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fakecuda.h - the CI test double of libcuda.so.1: what tests can ask it.
  *
  * The fake implements the driver allocation API with the real ABI (both the v1 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fakecuda_interposer.c - exports cuMemAlloc_v2 the way an LD_PRELOAD hook does, so the
  * self-test can show that the fake's cuGetProcAddress still returns the fake's own
  * function (like the real driver), and that plain calls do reach the hook. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fakecuda_selftest.c - checks the fake driver against what the real one does, so the
  * recorder's tests rest on a faithful double. Run with FAKECUDA_TOTAL_BYTES=1 GiB and
  * FAKECUDA_DEVICES=2; with --interposed, under LD_PRELOAD=libfakecuda_interposer.so. */

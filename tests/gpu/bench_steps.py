@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Training step time of BERT-base, for the "GPU: training step time" benchmark
 (docs/benchmarks.md): the same script runs untraced, under `vramtrace run`, and under
 PyTorch's own recorder (--record-history), once per allocator backend.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """HF BERT-base training steps for the layer checks (tests/gpu/python_layers.sh):
 BertForSequenceClassification(BertConfig()) from the config (no download), random token
 ids, AdamW, eager attention by default (the S x S attention scores are materialized, as

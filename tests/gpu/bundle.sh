@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Prepares .gpu/ (git-ignored) for the GPU machine, which has no libunwind, libdw or protobuf-c and
 # no apt: builds here (Debian 12 binaries run on its Ubuntu 24.04) and copies the
 # binaries with the libraries it lacks. Pass `.gpu` in the device tool's carry list.

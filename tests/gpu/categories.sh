@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Category accuracy on the GPU machine (docs/categories.md, "PyTorch" and "JAX").
 #   bash tests/gpu/categories.sh [torch|jax|all]...
 # Uses the bundle in .gpu/ (tests/gpu/bundle.sh) and the machine's python3 with torch,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check vt-bert's maths against Hugging Face's BertForSequenceClassification.
 
     vt-bert --model tiny --precision fp32 --steps 1 --dump-init /tmp/bert-dump

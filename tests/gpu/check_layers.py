@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the issue's test case on `vramtrace top --by layer --json` output of HF BERT-base
 traces (tests/gpu/python_layers.sh):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """CuPy under the recorder: allocates, computes and frees through CuPy's default memory
 pool (cudaMalloc underneath) and reports the pool's own peak as one JSON line."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bisects a crash of a framework under the recorder: each line runs one small Python
 # program with LD_PRELOAD set directly and one recorder feature turned off at a time.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the scripts of tests/gpu: where things are on the GPU machine.
 #   root  the repository;  B, VT  the bundle (tests/gpu/bundle.sh) and its vramtrace;
 #   OUT   what comes back (exported: the Python helpers write there too);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The findings matrix (docs/findings.md): vt-bert traced under each configuration users
 # ask about, next to its --plan ground truth. One JSON line per run in $OUT/findings.jsonl:
 #   {"args": [...], "plan": <vt-bert --plan>, "run": <vt-bert's own bookkeeping>,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Turns the findings traces (tests/data/findings/*.vtrace, recorded on the GPU by
 tests/gpu/findings.sh) into the tables of docs/findings.md: the measured peak and bytes per
 category at the peak, from `vramtrace report --json`, next to `vt-bert --plan`.

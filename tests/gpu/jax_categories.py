@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """JAX: what vramtrace's categories say of tests/gpu/jax_train.py, against the model's
 parameter bytes and the Adam state's size that the script prints.
 

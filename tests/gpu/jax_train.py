@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small JAX training loop (an MLP regression with Adam written by hand, so it needs
 no optax) that reports JAX's own memory figures as one JSON line on stdout.
 

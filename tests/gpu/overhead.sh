@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Step-time overhead of vramtrace on PyTorch training (docs/benchmarks.md, section 4).
 #   SECONDS_BUDGET=480 bash tests/gpu/overhead.sh
 # BERT-base (bench_steps.py: batch 16, seq 128, AdamW), fp32 and AMP fp16. Three

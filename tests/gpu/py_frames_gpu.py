@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Python frames on the GPU machine's own python3: tensors allocated by PyTorch from known
 Python functions (main thread), from a Python thread, and in backward (autograd's
 thread), under `vramtrace run --per-tensor`. tests/gpu/python_layers.sh checks the trace

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Python frames, --torch-modules and `top --by layer` on the GPU machine (docs/python.md).
 #   bash tests/gpu/python_layers.sh [vtbert|frames|layers|all]...
 # Uses the bundle in .gpu/ (tests/gpu/bundle.sh; lib/vramtrace_py must be in it), the

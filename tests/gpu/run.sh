@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The checks that need a GPU, in one script for the device machine (tests/gpu/README.md).
 #   bash tests/gpu/run.sh [all|probe|frameworks|steps|workloads]...
 # Uses the binaries in .gpu/ (made here by tests/gpu/bundle.sh and carried), prints a

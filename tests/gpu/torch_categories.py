@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """PyTorch's own memory categories at the peak of a training run, to check vramtrace's.
 
 Trains HF BertForSequenceClassification(BertConfig()) (no download: built from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """browser.py - the HTML reports in a real browser (headless Chromium).
 
 For each report (timelines and flame graphs of a real GPU trace and of generated ones):

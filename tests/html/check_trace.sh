@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_trace.sh TRACE - every picture and export of one trace, each checked against the
 # figures of `vramtrace report --json` (validate.py; pprof_check decodes the pprof):
 # timelines by category, site, kind and layer, over the whole trace and up to its peak, as HTML

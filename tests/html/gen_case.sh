@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gen_case.sh SCENARIO [N] - writes a trace with vt_gen (tests/cli/vt_gen.c; `big N`
 # writes N events) and checks every picture and export of it (check_trace.sh).
 set -u

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 /* pprof_check.c - decodes a profile written by `vramtrace export --format pprof` with
- * the protobuf-c code generated from analyzer/profile.proto and checks it the way a
+ * the protobuf-c code generated from analyzer/out/profile.proto and checks it the way a
  * pprof reader would: gzip, string_table[0] == "", every id and string index points
  * at something, every sample has one value per sample type, and the values of the
  * sample types named on the command line sum to the figures given.

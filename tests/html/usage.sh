@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # usage.sh - bad usage of timeline, flamegraph and export: exit status 2 and one line on
 # stderr naming the problem; --help exits 0.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """validate.py - checks what `vramtrace timeline|flamegraph|export` wrote against the
 figures `vramtrace report --json` gives for the same trace (docs/pictures.md).
 

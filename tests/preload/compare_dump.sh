@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # compare_dump.sh CLI TRACECHECK TRACE - `vramtrace dump` (the analyzer) and vt_tracecheck
 # (this folder's independent reader) must see the same trace: the same number of records
 # of every type, and the same allocations and frees (time, thread, address, size) in order.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_case.sh - runs one test program under the recorder against the fake driver, then
 # checks what it left behind.
 #

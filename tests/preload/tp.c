@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp.c - the expectation log and driver-table helpers of the recorder's test programs.
  * Line format of <pid>.expect (numbers in C notation, read with strtoull base 0):
  *   H pid ppid realtime_ns        T trace_path            E exe_path

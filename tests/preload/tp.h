@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp.h - shared code of the recorder's test programs (tp_*).
  *
  * A test program drives the (fake) driver through one access path and writes down

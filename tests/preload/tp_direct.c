@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_direct.c - the "direct link" access path: the program is linked with -lcuda and
  * calls the exported names through the PLT, as a CUDA C program built with nvcc does.
  * Each wrapper is a real call site (built with -O0, so no tail calls). */

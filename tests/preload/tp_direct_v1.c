@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_direct_v1.c - direct calls of the v1 exported names (cuMemAlloc with 32-bit
  * pointers...), which cuda.h renames to _v2 unless told not to: what a binary built
  * against CUDA 3.1 or older links to. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_dl.c - test program NOT linked with libcuda: it dlopen's libcuda.so.1 at run time.
  *   tp_dl dlsym SECTION...                     exported names through dlsym
  *   tp_dl getproc v1|v2 default|legacy|ptds SECTION...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_exercise.c - the workloads every access path runs. Each section is one function
  * whose address must appear in the stacks of the records it causes. */
 #define _GNU_SOURCE

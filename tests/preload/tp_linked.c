@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_linked.c - test program linked with -lcuda (the fake in CI).
  *   tp_linked SECTION...      run workload sections (tp_exercise.c) through direct calls
  *   tp_linked threads T N     T threads, each N x (cuMemAlloc_v2 + cuMemFree_v2) at once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* tp_plugin.c - a library tp_dl loads after tracing started: its allocations must carry
  * stacks that resolve into it, so the recorder has to note modules loaded late. The tp_*
  * functions come from the executable (built with -rdynamic). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_tracecheck.c - a trace reader for the recorder's tests, independent of the analyzer.
  *
  *   vt_tracecheck dump TRACE            every record as one line of text

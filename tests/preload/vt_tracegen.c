@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_tracegen.c - writes a small synthetic trace and the expect file that describes it,
  * correct or broken on purpose (VARIANT), so the tests show vt_tracecheck can fail.
  *   vt_tracegen DIR VARIANT   -> DIR/trace.vtrace, DIR/1.expect, DIR/args (checker options) */

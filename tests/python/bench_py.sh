@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench_py.sh [--smoke] LIB FAKEDIR PYTHON - what Python frames cost per allocation
 # (docs/python.md, "Cost"). For Python call depths 1, 10 and 50 (the Python frames above
 # the loop), runs py_bench.py untraced, traced with VRAMTRACE_PYTHON=0 (native stacks

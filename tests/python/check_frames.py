@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks the trace of py_frames.py (see its docstring for the cases).
 
     check_frames.py VRAMTRACE TRACE PY_FRAMES_SOURCE [--none]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks that every allocation of a trace has the scopes its program expected.
 
     check_scopes.py VRAMTRACE TRACE EXPECT.json

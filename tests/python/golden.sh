@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # golden.sh CASE VRAMTRACE VT_LAYERGEN DIR - runs one layer case on traces written by
 # vt_layergen and compares its output with golden/CASE.out (VT_UPDATE_GOLDEN=1 rewrites
 # it). Only the layer sections of report and diff are compared, so that other sections

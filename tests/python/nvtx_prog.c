@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nvtx_prog.c - NVTX ranges around driver allocations, through the real nvtx3 headers
  * (header-only: every NVTX call goes through the injection library named by
  * NVTX_INJECTION64_PATH, or is a no-op without one).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Cost of Python frames in allocation stacks: cuMemAlloc_v2 + cuMemFree_v2 pairs through
 ctypes (fake libcuda.so.1) from a given Python call depth.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python frames in allocation stacks: allocations through the fake libcuda.so.1 (ctypes)
 from known Python call paths. check_frames.py checks the trace this leaves.
 

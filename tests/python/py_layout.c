@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* py_layout.c - checks preload/vt_pylayout.h (the offsets the recorder reads Python's
  * frames with) against the headers of the Python it is compiled with. Built once per
  * interpreter whose internal headers are installed (tests/python/CMakeLists.txt):

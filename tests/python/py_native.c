@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* py_native.c - a helper library the Python tests load with ctypes: allocates from a
  * thread Python never ran on (no Python thread state, so no Python frames), and calls a
  * Python callback from C (qsort-style re-entry is covered by libc's qsort itself). */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_env.sh VRAMTRACE LIB - what `vramtrace run` puts in the program's environment for
 # NVTX and --torch-modules (docs/python.md).
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_py.sh - runs one program under the recorder against the fake driver, then a checker.
 #
 #   run_py.sh DIR --vramtrace BIN --lib LIB --fakedir DIR [options] -- PROGRAM... [--check CHECKER...]

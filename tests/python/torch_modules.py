@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """--torch-modules with the stand-in torch package (torch_stub/): a small BERT-shaped model
 whose modules allocate through the fake libcuda.so.1 in forward, and whose gradients
 allocate on the stand-in's autograd worker thread in backward.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """--torch-modules with the real PyTorch, on the CPU: modules whose forward and backward
 allocate through the fake libcuda.so.1 (ctypes), inside an autograd Function. Registered
 only when `import torch` works. Writes the scopes each allocation must have to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vt_layergen.c - writes small traces with scope and Python frames, in the real format,
  * for the `top --by layer`, `report` and `diff` golden tests. Deterministic: fixed pid,
  * host, times; no modules (the native frames stay unsymbolized: layers need none).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers for the Python tests' checkers: read a trace through `vramtrace dump` (every
 allocation with its stack: Python frames, scopes, native frames as addresses) and
 `vramtrace report --json` (sites with symbolized frames).

@@ -1,4 +1,5 @@
-/* live_unit.c - the live set (analyzer/vt_live.h) against a plain array of what must be
+// SPDX-License-Identifier: MIT
+/* live_unit.c - the live set (analyzer/model/vt_live.h) against a plain array of what must be
  * in it.
  *
  * Random inserts (through upsert and insert), overwrites and deletes over a few

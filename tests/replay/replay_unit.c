@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* replay_unit.c - the replay's inline paths against its general one.
  *
  * vt_replay_events applies the common allocation and free inline and hands every other

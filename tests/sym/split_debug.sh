@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # split_debug.sh MODE LIB DEBUGROOT - post-processes a built shared object in place.
 #   separate: debug info moves to DEBUGROOT/.build-id/xx/yyyy.debug; LIB is stripped of
 #             everything (.symtab too), as distributions ship libraries.

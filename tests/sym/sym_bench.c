@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sym_bench.c - times vt_sym on one ELF file: N distinct addresses spread evenly over
  * its executable segment, resolved once (cold: opens the file, loads symbols and DWARF)
  * and once more (from the cache).

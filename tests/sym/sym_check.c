@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sym_check.c - resolves what sym_prog recorded and checks every answer against the
  * source: function names, file:line, inline callers, module paths and offsets, and the
  * fallbacks (build-id mismatch, missing file, search dirs, build-id tree, vdso).

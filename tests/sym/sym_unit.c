@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sym_unit.c - module lookup, cache and fallbacks of vt_sym, with modules that have no
  * file to read (vdso, anonymous, missing, not ELF): no program to run, no debug info. */
 #define _GNU_SOURCE

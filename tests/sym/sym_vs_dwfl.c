@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sym_vs_dwfl.c - checks vt_sym's sorted symbol table against libdwfl's own
  * dwfl_module_addrinfo at every STEP-th byte of FILE's executable sections.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* symlib.c - a shared object that sym_prog dlopens. Built several times: plainly, split
  * (debug info in a .build-id tree), with minidebuginfo only, and once more with
  * SYMLIB_OTHER (same file name, other content, so another build-id). SYMLIB_TAG names

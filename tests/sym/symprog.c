@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* symprog.c - the program whose return addresses test_sym resolves.
  *
  * Usage: sym_prog LIB...   (each LIB is a build of symlib.c; it is dlopened and run)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* symprog.h - shared by the symbolizer test program and the objects it loads.
  *
  * Every test site calls symprog_record from a known function; the return address it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // symprog_cxx.cpp - C++ sites: a mangled member function of a namespaced class, and a
 // namespaced function with an inlined namespaced helper.
 #include "symprog.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vs_dwfl.sh TOOL FILE... - runs sym_vs_dwfl on each FILE at every byte, then on the
 # system libraries TOOL itself loads (libc, libstdc++, libdw...) at every 101st byte:
 # those have the aliases, local/global pairs and labels the test binaries lack.

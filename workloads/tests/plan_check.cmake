@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # plan_check.cmake - one check of `vt-bert --plan` (no GPU needed).
 #   cmake -DBIN=path/to/vt-bert -DCHECK=name [-DWORK=scratch-dir] -P plan_check.cmake
 # The expected values are computed here independently (parameter formula, byte sizes of

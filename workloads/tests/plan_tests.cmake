@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Registers the `vt-bert --plan` tests (included from workloads/CMakeLists.txt). Each runs
 # plan_check.cmake with one CHECK; none needs a GPU, and CUDA_VISIBLE_DEVICES is emptied so
 # that a CUDA call that slipped into plan mode fails even where a GPU is present.

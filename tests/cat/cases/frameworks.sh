@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Categories of the real PyTorch and JAX traces in tests/data (recorded on an H200; their
 # libraries are not here, so frames are module+offset: only module rules and lifetimes
 # can decide). Caching mode is said plainly.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The category blocks of `report` on a real vt-bert trace: at the peak (with the NVML
 # row), and by rule section in JSON. Sites are left out: their lines depend on whether
 # the full vt-bert binary or only tests/cat/sym's symbol table is at hand.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bad --rules files: one line on stderr naming the file and line, exit 2.
 printf 'weights function=x\nactivation function=y\n' > bad1.rules
 printf '[s]\nweights function~(unclosed\n' > bad2.rules

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # --rules: the user's rules come first, even when a built-in rule matches a more inner
 # frame; sections name them in the report; several files apply in order.
 F=$SRC_DIR/tests/data/findings

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # top --by category: at the peak, at the end, at a time, lifetimes alone, JSON.
 F=$SRC_DIR/tests/data/findings
 echo "## recompute, peak"; "$VRAMTRACE" top --by category "$F/recompute.vtrace" 2>/dev/null

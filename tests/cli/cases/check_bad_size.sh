@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 "$VT_GEN" simple t.vtrace && "$VRAMTRACE" check t.vtrace --max-peak 20XB

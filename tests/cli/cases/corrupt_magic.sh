@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 "$VT_GEN" corrupt-magic t.vtrace && "$VRAMTRACE" report --frames 1 t.vtrace 2> err | sed -E "s/(byte |offset=)[0-9]+/\\1N/g; s/\\([0-9]+ of [0-9]+ bytes\\)/(N of M bytes)/"; sed -E "s/(byte |offset=)[0-9]+/\\1N/g; s/\\([0-9]+ of [0-9]+ bytes\\)/(N of M bytes)/" err >&2

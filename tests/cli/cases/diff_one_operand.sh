@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 "$VT_GEN" simple t.vtrace; "$VRAMTRACE" diff t.vtrace

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 : > t.vtrace; "$VRAMTRACE" dump t.vtrace

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 "$VT_GEN" header-cut t.vtrace; "$VRAMTRACE" report t.vtrace

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 echo "hello, world" > t.vtrace; "$VRAMTRACE" report t.vtrace

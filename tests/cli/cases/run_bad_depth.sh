@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 VRAMTRACE_LIB="$VT_PLUMB_LIB" "$VRAMTRACE" run --depth 300 -- true

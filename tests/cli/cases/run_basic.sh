@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vt_gen as-recorder stands in for a traced program: it writes a trace where
 # VRAMTRACE_OUTPUT says. Pids and sizes vary and are masked.
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A pattern without %p: the program spawns a copy of itself, which writes <path>.<pid>.
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 "$VRAMTRACE" run --no-summary -o out.vtrace -- "$VT_GEN" as-recorder --spawn 2> err

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The environment the command sees: the recorder first in LD_PRELOAD, an absolute
 # output pattern, the depth, and --per-tensor merged into the user's allocator settings.
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"

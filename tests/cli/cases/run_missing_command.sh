@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 "$VRAMTRACE" run -- ./no-such-program 2> err
 echo "exit $?"

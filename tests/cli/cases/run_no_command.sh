@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 "$VRAMTRACE" run -o x.vtrace

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 mkdir "sub dir" && "$VRAMTRACE" run --no-summary -o "sub dir/t-%p.vtrace" -- "$VT_GEN" as-recorder 2> err
 echo "exit $?"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Killed by SIGTERM: 128 + 15; the trace it wrote before dying is still found.
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 "$VRAMTRACE" run --no-summary -o k-%p.vtrace -- "$VT_GEN" as-recorder --kill 2> err

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 "$VT_GEN" simple t.vtrace || exit 1
 for by in site function module kind; do
   echo "## --by $by"; "$VRAMTRACE" top t.vtrace --by $by --frames 1

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Another sitecustomize on the path: vramtrace's start-up hook must run it too.
 import builtins
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A stand-in for PyTorch in the tests: only what vramtrace's --torch-modules hook uses
 (global module hooks, named_modules, Tensor.register_hook, the autograd engine's
 queue_callback, torch.compiler.is_compiling), with the same names and calling

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: MIT
+# _tensor.py - stub of torch._tensor: Tensor with grad_fn and hooks, grad mode, no_grad.
 import threading
 
 _grad = threading.local()

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: MIT
+# autograd.py - stub of torch.autograd: an engine whose worker thread runs backward and callbacks.
 import queue
 import threading
 

@@ -1,2 +1,4 @@
+# SPDX-License-Identifier: MIT
+# compiler.py - stub of torch.compiler: never compiling.
 def is_compiling():
     return False

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """nn.Module's hook machinery, as PyTorch has it (register_module_forward_pre_hook,
 register_module_forward_hook with always_call, named_modules)."""
 from collections import OrderedDict
