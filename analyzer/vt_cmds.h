@@ -13,5 +13,7 @@ int vt_cmd_check(int argc, char **argv);
 int vt_cmd_timeline(int argc, char **argv);
 int vt_cmd_flamegraph(int argc, char **argv);
 int vt_cmd_export(int argc, char **argv);
+int vt_cmd_fit(int argc, char **argv);
+int vt_cmd_forecast(int argc, char **argv);
 
 #endif /* VT_CMDS_H */

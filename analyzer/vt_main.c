@@ -37,6 +37,7 @@ int main(int argc, char **argv)
         { "run", vt_cmd_run }, { "report", vt_cmd_report }, { "top", vt_cmd_top },
         { "diff", vt_cmd_diff }, { "check", vt_cmd_check }, { "dump", vt_cmd_dump },
         { "timeline", vt_cmd_timeline }, { "flamegraph", vt_cmd_flamegraph }, { "export", vt_cmd_export },
+        { "fit", vt_cmd_fit }, { "forecast", vt_cmd_forecast },
     };
     if (argc < 2) {
         fputs(usage, stderr);
