@@ -158,7 +158,7 @@ static uint64_t size_at(const fc_fit *f, double x)
 }
 
 typedef struct {
-    uint64_t reserved, allocated, traced;
+    uint64_t reserved, allocated, traced, outside;
     uint64_t cat[VT_CAT_N];
     int fits[VT_FIT_MAX_MEM];
 } fc_result;
@@ -186,6 +186,7 @@ static int synth(const fc_run *tp, const fc_fit *fits, double x, const vt_fit_op
     res->reserved = vt_am_stats_of(sl->m)->peak_reserved;
     res->allocated = vt_am_stats_of(sl->m)->peak_allocated;
     res->traced = vt_fit_sim_peak(s);
+    res->outside = vt_fit_sim_outside_peak(s);
     memcpy(res->cat, sl->cat_at_peak, sizeof res->cat);
     for (int i = 0; i < nmem; i++) res->fits[i] = !vt_fit_sim_slot(s, 1 + i)->failed;
     vt_fit_sim_free(s);
@@ -373,7 +374,7 @@ int vt_cmd_forecast(int argc, char **argv)
         best[i] = largest(tp, fits, &fo, fo.mem[i], ctx);
         if (best[i] < 0) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
     }
-    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF];
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], b4[VT_UNITS_BUF];
     if (fo.json) {
         vt_json j;
         vt_json_init(&j, stdout);
@@ -391,7 +392,8 @@ int vt_cmd_forecast(int argc, char **argv)
             vt_json_u64(&j, "predicted_peak_bytes", res[i].reserved);
             vt_json_u64(&j, "predicted_allocated_peak_bytes", res[i].allocated);
             vt_json_u64(&j, "traced_peak_bytes", res[i].traced);
-            vt_json_u64(&j, "total_peak_bytes", res[i].reserved + ctx);
+            vt_json_u64(&j, "outside_allocator_peak_bytes", res[i].outside);
+            vt_json_u64(&j, "total_peak_bytes", res[i].reserved + res[i].outside + ctx);
             vt_json_obj(&j, "by_category_at_peak");
             for (int c = 0; c < VT_CAT_N; c++)
                 if (c != VT_CAT_HOST_PINNED) vt_json_u64(&j, vt_cat_name((vt_cat)c), res[i].cat[c]);
@@ -420,7 +422,7 @@ int vt_cmd_forecast(int argc, char **argv)
         for (int i = 0; i < nshow; i++)
             printf("  %10g  %13s  %14s  %11s  %13s%s\n", show[i], vt_units_size(b1, res[i].reserved),
                    vt_units_size(b2, res[i].allocated), vt_units_size(b3, res[i].traced),
-                   vt_units_size(b1, res[i].reserved + ctx), i < nruns ? "  (traced run)" : "");
+                   vt_units_size(b4, res[i].reserved + res[i].outside + ctx), i < nruns ? "  (traced run)" : "");
         printf("\n  by category at the reserved peak (bytes asked):\n  %10s", knob);
         for (int c = 0; c < VT_CAT_N; c++)
             if (c != VT_CAT_HOST_PINNED) printf("  %15s", vt_cat_name((vt_cat)c));

@@ -283,15 +283,17 @@ int vt_fit_show_text(const vt_fit_trace *ft, const vt_fit_opts *o)
         const vt_fit_slot *sl = vt_fit_sim_slot(sim, VT_FIT_SLOT_MEM(i));
         const vt_am_stats *ms = vt_am_stats_of(sl->m);
         if (!sl->failed) {
-            printf("  %10s: fits (needs %s: %s reserved + %s outside the allocator + %s context)\n",
-                   vt_units_size(b1, ft->mem[i]), vt_units_size(b2, ms->peak_reserved + ft->outside + ft->context),
-                   vt_units_size(b3, ms->peak_reserved), vt_units_size(b4, ft->outside), vt_units_size(b5, ft->context));
+            printf("  %10s: fits (needs %s: %s reserved", vt_units_size(b1, ft->mem[i]),
+                   vt_units_size(b2, ms->peak_reserved + ft->outside + ft->context), vt_units_size(b3, ms->peak_reserved));
+            if (ft->outside) printf(" + %s outside the allocator", vt_units_size(b4, ft->outside));
+            printf(" + %s context)\n", vt_units_size(b5, ft->context));
         } else {
             status = 1;
             uint64_t take = ft->context + ft->outside;
-            printf("  %10s: DOES NOT FIT (%s for the allocator after %s of context and %s outside it)\n",
-                   vt_units_size(b1, ft->mem[i]), vt_units_size(b2, ft->mem[i] > take ? ft->mem[i] - take : 0),
-                   vt_units_size(b3, ft->context), vt_units_size(b4, ft->outside));
+            printf("  %10s: DOES NOT FIT (%s for the allocator after %s of context", vt_units_size(b1, ft->mem[i]),
+                   vt_units_size(b2, ft->mem[i] > take ? ft->mem[i] - take : 0), vt_units_size(b3, ft->context));
+            if (ft->outside) printf(" and %s outside it", vt_units_size(b4, ft->outside));
+            printf(")\n");
             fail_text(ft, sl, o);
         }
     }
