@@ -194,9 +194,10 @@ int vt_fit_read(const char *path, int device, const uint8_t *cat_of_stack, size_
                              k == VT_KIND_MEM_ALLOC_POOL)
                          : !(k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC))
                 continue;
-            vt_fit_req q = { r.time_ns, r.size, r.stream, r.stack_id, r.kind,
-                             r.stack_id < ncat ? cat_of_stack[r.stack_id] : VT_CAT_OTHER,
-                             (uint8_t)(split_async && k != VT_KIND_MEM_ALLOC_ASYNC && k != VT_KIND_MEM_FREE_ASYNC) };
+            uint8_t c = r.stack_id < ncat ? cat_of_stack[r.stack_id] : VT_CAT_OTHER;
+            vt_fit_req q = { r.time_ns, r.size, r.stream, r.stack_id, r.kind, (uint8_t)(c & ~VT_FIT_OUTSIDE),
+                             (uint8_t)((c & VT_FIT_OUTSIDE) ||
+                                       (split_async && k != VT_KIND_MEM_ALLOC_ASYNC && k != VT_KIND_MEM_FREE_ASYNC)) };
             int e = sink->event(sink->ctx, r.addr, is_alloc ? &q : NULL);
             if (e < 0) { snprintf(msg, msglen, "out of memory"); rc = -1; break; }
             if (e) break;

@@ -63,10 +63,13 @@ typedef struct {
     void *ctx;
 } vt_fit_sink;
 
+/* cat_of_stack: this bit set marks a stack's allocations as outside the allocator. */
+#define VT_FIT_OUTSIDE 0x80u
+
 /* The trace's second pass: opens path and feeds the sink every ALLOC and FREE of device
  * pointers (cuMemAlloc, Pitch, Async, FromPoolAsync) on `device`, in file order, with
  * the category of the stack (cat_of_stack[stack_id] when stack_id < ncat, else
- * "other"). Returns 0; 1 when the trace is cut short or damaged (msg says where; what
+ * "other"; VT_FIT_OUTSIDE marks it outside). Returns 0; 1 when the trace is cut short or damaged (msg says where; what
  * was read was fed); -1 with a message in msg when it cannot be read or memory runs
  * out. A sink's return of 1 stops the pass (0 then). */
 /* With split_async, the trace's cuMemAllocAsync requests are the framework allocator's

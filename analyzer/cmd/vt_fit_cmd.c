@@ -136,12 +136,15 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    memset(ft->cat_of_stack, VT_CAT_OTHER, ft->nstack);
+    memset(ft->cat_of_stack, VT_CAT_OTHER, ft->nstack);  /* stacks of no device group */
     for (size_t i = 0; i < rp->ngroups; i++) {
         const vt_group *g = &rp->groups[i];
         if (g->device != dev || g->cls != VT_CLASS_DEVICE || ft->group_of_stack[g->stack_id]) continue;
         if (g->kind == VT_KIND_MEM_ALLOC_ASYNC) ft->split_async = 1;
-        ft->cat_of_stack[g->stack_id] = g->cat;
+        /* what the CUDA libraries allocate for themselves (cuBLAS's handle workspaces:
+         * the rules' cuda-libraries section) is no framework allocator's either */
+        int lib = g->cat_how == VT_CAT_HOW_RULE && !strcmp(vt_cat_section_name(an, g->cat_rule), "cuda-libraries");
+        ft->cat_of_stack[g->stack_id] = (uint8_t)(g->cat | (lib ? VT_FIT_OUTSIDE : 0));
         ft->group_of_stack[g->stack_id] = (uint32_t)i + 1;
     }
     if (o->context_given) {
