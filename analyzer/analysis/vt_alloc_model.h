@@ -49,7 +49,7 @@ int vt_am_conf_parse(vt_am_conf *c, const char *s, char *err, size_t errlen);
 typedef struct {
     uint64_t reserved, allocated;           /* now */
     uint64_t peak_reserved, peak_allocated;
-    uint64_t allocated_at_peak;             /* allocated when reserved last set its peak */
+    uint64_t allocated_at_peak;             /* the most allocated while reserved was at its peak */
     uint64_t segments, peak_segments;       /* cudaMalloc'd segments or mapped pages now */
     uint64_t device_allocs, device_frees;   /* cudaMalloc/map, cudaFree/unmap calls */
     uint64_t retries;                       /* requests that freed the cache and retried */

@@ -35,11 +35,15 @@ vt_am *vt_am_exact_new(const vt_am_conf *c, uint64_t limit);
 vt_am *vt_am_heap_new(vt_am_kind kind, const vt_am_heap_opts *o, const vt_am_conf *c, uint64_t limit);
 vt_am *vt_am_async_new(const vt_am_conf *c, uint64_t limit);
 
-/* Called at the end of every request that succeeded: the peaks follow. */
+/* Called at the end of every request that succeeded: the peaks follow. The
+ * fragmentation at the reserved peak is taken at the fullest moment of that peak (a
+ * cache stays at its peak for long, and the moment it was reached is its emptiest). */
 static inline void vt_am_settle(vt_am_stats *s)
 {
     if (s->reserved > s->peak_reserved) {
         s->peak_reserved = s->reserved;
+        s->allocated_at_peak = s->allocated;
+    } else if (s->reserved == s->peak_reserved && s->allocated > s->allocated_at_peak) {
         s->allocated_at_peak = s->allocated;
     }
     if (s->allocated > s->peak_allocated) s->peak_allocated = s->allocated;

@@ -300,7 +300,7 @@ int vt_fit_show_text(const vt_fit_trace *ft, const vt_fit_opts *o)
             fail_text(ft, sl, o);
         }
     }
-    printf("  predicted peak: %s reserved, %s allocated, %s fragmentation (reserved - allocated at its peak)\n",
+    printf("  predicted peak: %s reserved, %s allocated, %s fragmentation (reserved - allocated, at the reserved peak)\n",
            vt_units_size(b1, st->peak_reserved), vt_units_size(b2, st->peak_allocated),
            vt_units_size(b3, st->peak_reserved - st->allocated_at_peak));
     if (outside)
