@@ -204,6 +204,11 @@ void vt_am_free(vt_am *m)
     if (m) m->ops->destroy(m);
 }
 
+void vt_am_set_limit(vt_am *m, uint64_t limit)
+{
+    m->limit = limit;
+}
+
 int vt_am_alloc(vt_am *m, uint64_t size, uint32_t stream, uint32_t *handle)
 {
     m->st.requests++;

@@ -66,6 +66,8 @@ typedef struct vt_am vt_am;
  * set_per_process_memory_fraction's. NULL when out of memory. */
 vt_am *vt_am_new(vt_am_kind k, const vt_am_conf *conf, uint64_t limit);
 void vt_am_free(vt_am *m);
+/* Changes the limit from the next request on (memory others took or gave back). */
+void vt_am_set_limit(vt_am *m, uint64_t limit);
 
 /* Results of vt_am_alloc */
 enum { VT_AM_OK = 0, VT_AM_OOM = 1, VT_AM_NOMEM = 2 };

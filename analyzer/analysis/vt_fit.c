@@ -29,7 +29,7 @@ struct vt_fit_sim {
     uint32_t nstreams;
 };
 
-vt_fit_sim *vt_fit_sim_new(vt_am **models, int n)
+vt_fit_sim *vt_fit_sim_new(vt_am **models, const uint64_t *limits, int n)
 {
     vt_fit_sim *s = calloc(1, sizeof *s);
     if (s) s->tab = calloc(1024, sizeof *s->tab);
@@ -41,7 +41,10 @@ vt_fit_sim *vt_fit_sim_new(vt_am **models, int n)
     }
     s->mask = 1023;
     s->n = s->nlive_models = n;
-    for (int i = 0; i < n; i++) s->slot[i].m = models[i];
+    for (int i = 0; i < n; i++) {
+        s->slot[i].m = models[i];
+        s->slot[i].limit = limits ? limits[i] : VT_AM_NO_LIMIT;
+    }
     return s;
 }
 
@@ -143,6 +146,8 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
         vt_fit_slot *sl = &s->slot[m];
         e->h[m] = UINT32_MAX;
         if (sl->failed || r->outside) continue;
+        if (sl->limit != VT_AM_NO_LIMIT)
+            vt_am_set_limit(sl->m, sl->limit > s->outside_live ? sl->limit - s->outside_live : 0);
         uint64_t before = vt_am_stats_of(sl->m)->peak_reserved;
         int rc = vt_am_alloc(sl->m, r->size, st, &e->h[m]);
         if (rc == VT_AM_NOMEM) return -1;
@@ -150,6 +155,7 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
             sl->failed = 1;
             sl->fail = *r;
             sl->live_at_fail = s->live;
+            sl->outside_at_fail = s->outside_live;
             e->h[m] = UINT32_MAX;
             s->nlive_models--;
             continue;

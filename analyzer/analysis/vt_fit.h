@@ -31,17 +31,21 @@ typedef struct {
 
 typedef struct {
     vt_am *m;
+    uint64_t limit;         /* the device's bytes for the allocator and what is outside it
+                             * (VT_AM_NO_LIMIT: none); the model gets what outside
+                             * allocations leave of it, request by request */
     int failed;             /* a request failed: fail holds the first */
     vt_fit_req fail;
     uint64_t live_at_fail;  /* bytes asked that were live then */
+    uint64_t outside_at_fail; /* of which outside the allocator */
     uint64_t cat_at_peak[VT_CAT_N]; /* bytes asked, by category, when reserved peaked */
 } vt_fit_slot;
 
 typedef struct vt_fit_sim vt_fit_sim;
 
-/* A simulation over n models (at most VT_FIT_MAX_MODELS); they are its own from now on.
- * NULL when out of memory (the models are freed then). */
-vt_fit_sim *vt_fit_sim_new(vt_am **models, int n);
+/* A simulation over n models (at most VT_FIT_MAX_MODELS) with their limits (NULL: none);
+ * the models are its own from now on. NULL when out of memory (the models are freed then). */
+vt_fit_sim *vt_fit_sim_new(vt_am **models, const uint64_t *limits, int n);
 void vt_fit_sim_free(vt_fit_sim *s);
 
 /* An allocation at key (its address) and its free. Return 0, or -1 when out of

@@ -22,7 +22,8 @@
 
 static const char usage[] =
     "usage: vramtrace fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]...\n"
-    "                     [--context SIZE] [--alloc-conf STRING] [--device N] [--frames N] [--json]\n"
+    "                     [--context SIZE] [--alloc-conf STRING] [--device N] [--frames N]\n"
+    "                     [--rules FILE]... [--no-default-rules] [--json]\n"
     "  Replays a per-tensor trace (`vramtrace run --per-tensor`) through a model of an\n"
     "  allocator and predicts its peaks: reserved (what the allocator holds, as\n"
     "  torch.cuda.max_memory_reserved), allocated, and fragmentation. For each --memory\n"
@@ -32,18 +33,21 @@ static const char usage[] =
     "  caching (default): PyTorch's native allocator; expandable: expandable_segments:True;\n"
     "  async: the cudaMallocAsync pool; exact: the bytes asked. --alloc-conf takes\n"
     "  PYTORCH_CUDA_ALLOC_CONF's knobs (max_split_size_mb, roundup_power2_divisions,\n"
-    "  garbage_collection_threshold, expandable_segments, backend).\n";
+    "  garbage_collection_threshold, expandable_segments, backend). --rules and\n"
+    "  --no-default-rules choose the category rules, as for report (docs/categories.md).\n";
 
 int vt_cmd_fit(int argc, char **argv)
 {
-    enum { O_ALLOC = 1, O_MEM, O_CTX, O_CONF, O_DEV, O_JSON, O_FRAMES, O_HELP };
+    enum { O_ALLOC = 1, O_MEM, O_CTX, O_CONF, O_DEV, O_JSON, O_FRAMES, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
     static const vt_opt opts[] = {
         { "allocator", 0, 1, O_ALLOC }, { "memory", 0, 1, O_MEM }, { "context", 0, 1, O_CTX },
         { "alloc-conf", 0, 1, O_CONF }, { "device", 0, 1, O_DEV }, { "json", 0, 0, O_JSON },
-        { "frames", 0, 1, O_FRAMES }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "frames", 0, 1, O_FRAMES }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
+        { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_fit_opts fo;
     vt_fit_opts_init(&fo);
+    vt_cat_opts cat = { .nrules = 0 };
     char *path = NULL;
     vt_args a;
     vt_args_init(&a, "fit", argc, argv);
@@ -56,6 +60,8 @@ int vt_cmd_fit(int argc, char **argv)
             if (vt_args_one_trace(&a, &path, v)) return 2;
             break;
         case O_HELP: fputs(usage, stdout); return 0;
+        case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) return 2; break;
+        case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
         default:
             if (vt_fit_opts_take(&fo, &a, id == O_ALLOC ? VT_FIT_OPT_ALLOCATOR : id == O_MEM ? VT_FIT_OPT_MEMORY
                                  : id == O_CTX ? VT_FIT_OPT_CONTEXT : id == O_CONF ? VT_FIT_OPT_CONF
@@ -70,7 +76,6 @@ int vt_cmd_fit(int argc, char **argv)
     }
     if (vt_fit_opts_finish(&fo, &a)) return 2;
 
-    vt_cat_opts cat = { .nrules = 0 };
     vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);

@@ -168,12 +168,18 @@ static int synth(const fc_run *tp, const fc_fit *fits, double x, const vt_fit_op
                  uint64_t context, fc_result *res)
 {
     vt_am *m[VT_FIT_MAX_MODELS];
+    uint64_t lim[VT_FIT_MAX_MODELS];
     int n = 0;
+    lim[n] = VT_AM_NO_LIMIT;
     m[n++] = vt_am_new(o->kind, &o->conf, VT_AM_NO_LIMIT);
-    for (int i = 0; i < nmem; i++) m[n++] = vt_am_new(o->kind, &o->conf, mem[i] > context ? mem[i] - context : 0);
+    for (int i = 0; i < nmem; i++) {
+        lim[n] = mem[i] > context ? mem[i] - context : 0;
+        m[n] = vt_am_new(o->kind, &o->conf, lim[n]);
+        n++;
+    }
     for (int i = 0; i < n; i++)
         if (!m[i]) { while (n--) vt_am_free(m[n]); return -1; }
-    vt_fit_sim *s = vt_fit_sim_new(m, n);
+    vt_fit_sim *s = vt_fit_sim_new(m, lim, n);
     if (!s) return -1;
     for (size_t i = 0; i < tp->nops; i++) {
         uint32_t op = tp->ops[i];

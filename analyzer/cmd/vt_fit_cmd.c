@@ -162,20 +162,21 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
 vt_fit_sim *vt_fit_models(const vt_fit_trace *ft, const vt_fit_opts *o)
 {
     vt_am *m[VT_FIT_MAX_MODELS];
+    uint64_t lim[VT_FIT_MAX_MODELS];
     int n = 0;
     for (int k = 0; k < VT_AM_N; k++) {
+        lim[n] = VT_AM_NO_LIMIT;
         m[n] = vt_am_new((vt_am_kind)k, &o->conf, VT_AM_NO_LIMIT);
         if (!m[n]) goto fail;
         n++;
     }
     for (int i = 0; i < ft->nmem; i++) {
-        uint64_t take = ft->context + ft->outside;
-        uint64_t lim = ft->mem[i] > take ? ft->mem[i] - take : 0;
-        m[n] = vt_am_new(o->kind, &o->conf, lim);
+        lim[n] = ft->mem[i] > ft->context ? ft->mem[i] - ft->context : 0;
+        m[n] = vt_am_new(o->kind, &o->conf, lim[n]);
         if (!m[n]) goto fail;
         n++;
     }
-    return vt_fit_sim_new(m, n);
+    return vt_fit_sim_new(m, lim, n);
 fail:
     while (n--) vt_am_free(m[n]);
     return NULL;
@@ -202,18 +203,6 @@ int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o)
     char msg[300];
     const char *path = ft->an->t[ft->ti].path;
     int rc = vt_fit_read(path, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, &sink, msg, sizeof msg);
-    if (rc >= 0 && ft->split_async && vt_fit_sim_outside_peak(ft->sim) && ft->nmem) {
-        /* the limits need what outside allocations hold: a second run with it known */
-        ft->outside = vt_fit_sim_outside_peak(ft->sim);
-        vt_fit_sim_free(ft->sim);
-        ft->sim = vt_fit_models(ft, o);
-        if (!ft->sim) {
-            fprintf(stderr, "vramtrace: out of memory\n");
-            return 2;
-        }
-        sink.ctx = ft->sim;
-        rc = vt_fit_read(path, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, &sink, msg, sizeof msg);
-    }
     if (rc < 0) {
         fprintf(stderr, "vramtrace: %s: %s\n", path, msg);
         return 2;
@@ -287,15 +276,15 @@ int vt_fit_show_text(const vt_fit_trace *ft, const vt_fit_opts *o)
         const vt_am_stats *ms = vt_am_stats_of(sl->m);
         if (!sl->failed) {
             printf("  %10s: fits (needs %s: %s reserved", vt_units_size(b1, ft->mem[i]),
-                   vt_units_size(b2, ms->peak_reserved + ft->outside + ft->context), vt_units_size(b3, ms->peak_reserved));
-            if (ft->outside) printf(" + %s outside the allocator", vt_units_size(b4, ft->outside));
+                   vt_units_size(b2, ms->peak_reserved + outside + ft->context), vt_units_size(b3, ms->peak_reserved));
+            if (outside) printf(" + %s outside the allocator", vt_units_size(b4, outside));
             printf(" + %s context)\n", vt_units_size(b5, ft->context));
         } else {
             status = 1;
-            uint64_t take = ft->context + ft->outside;
-            printf("  %10s: DOES NOT FIT (%s for the allocator after %s of context", vt_units_size(b1, ft->mem[i]),
-                   vt_units_size(b2, ft->mem[i] > take ? ft->mem[i] - take : 0), vt_units_size(b3, ft->context));
-            if (ft->outside) printf(" and %s outside it", vt_units_size(b4, ft->outside));
+            printf("  %10s: DOES NOT FIT (%s after %s of context", vt_units_size(b1, ft->mem[i]),
+                   vt_units_size(b2, ft->mem[i] > ft->context ? ft->mem[i] - ft->context : 0),
+                   vt_units_size(b3, ft->context));
+            if (sl->outside_at_fail) printf(", %s of it outside the allocator then", vt_units_size(b4, sl->outside_at_fail));
             printf(")\n");
             fail_text(ft, sl, o);
         }
@@ -373,6 +362,7 @@ int vt_fit_show_json(const vt_fit_trace *ft, const vt_fit_opts *o)
             vt_json_u64(&j, "size", sl->fail.size);
             vt_json_u64(&j, "stream", sl->fail.stream);
             vt_json_u64(&j, "live_bytes", sl->live_at_fail);
+            vt_json_u64(&j, "outside_allocator_bytes", sl->outside_at_fail);
             vt_json_str(&j, "category", vt_cat_name((vt_cat)sl->fail.cat));
             if (g && g->layer) vt_json_str(&j, "layer", layer_of(ft, g));
             else vt_json_null(&j, "layer");

@@ -52,7 +52,6 @@ typedef struct {
     int context_src;            /* 0 unknown, 1 NVML, 2 --context */
     uint64_t device_total;
     int split_async;            /* cuMemAllocAsync is the framework's; the rest outside */
-    uint64_t outside;           /* --memory limits: what outside allocations held at most */
     uint64_t mem[VT_FIT_MAX_MEM];
     int nmem;
     vt_fit_sim *sim;
