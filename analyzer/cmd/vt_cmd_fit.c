@@ -23,7 +23,7 @@
 static const char usage[] =
     "usage: vramtrace fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]...\n"
     "                     [--context SIZE] [--alloc-conf STRING] [--device N] [--frames N]\n"
-    "                     [--rules FILE]... [--no-default-rules] [--json]\n"
+    "                     [--rules FILE]... [--no-default-rules] [--allocator-cap] [--json]\n"
     "  Replays a per-tensor trace (`vramtrace run --per-tensor`) through a model of an\n"
     "  allocator and predicts its peaks: reserved (what the allocator holds, as\n"
     "  torch.cuda.max_memory_reserved), allocated, and fragmentation. For each --memory\n"
@@ -34,15 +34,18 @@ static const char usage[] =
     "  async: the cudaMallocAsync pool; exact: the bytes asked. --alloc-conf takes\n"
     "  PYTORCH_CUDA_ALLOC_CONF's knobs (max_split_size_mb, roundup_power2_divisions,\n"
     "  garbage_collection_threshold, expandable_segments, backend). --rules and\n"
-    "  --no-default-rules choose the category rules, as for report (docs/categories.md).\n";
+    "  --no-default-rules choose the category rules, as for report (docs/categories.md).\n"
+    "  --allocator-cap: a --memory bounds the allocator alone, as\n"
+    "  torch.cuda.set_per_process_memory_fraction does (no context, nothing outside it).\n";
 
 int vt_cmd_fit(int argc, char **argv)
 {
-    enum { O_ALLOC = 1, O_MEM, O_CTX, O_CONF, O_DEV, O_JSON, O_FRAMES, O_RULES, O_NO_DEFAULT_RULES, O_HELP };
+    enum { O_ALLOC = 1, O_MEM, O_CTX, O_CONF, O_DEV, O_JSON, O_FRAMES, O_RULES, O_NO_DEFAULT_RULES, O_CAP, O_HELP };
     static const vt_opt opts[] = {
         { "allocator", 0, 1, O_ALLOC }, { "memory", 0, 1, O_MEM }, { "context", 0, 1, O_CTX },
         { "alloc-conf", 0, 1, O_CONF }, { "device", 0, 1, O_DEV }, { "json", 0, 0, O_JSON },
         { "frames", 0, 1, O_FRAMES }, { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
+        { "allocator-cap", 0, 0, O_CAP },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_fit_opts fo;
@@ -66,7 +69,7 @@ int vt_cmd_fit(int argc, char **argv)
             if (vt_fit_opts_take(&fo, &a, id == O_ALLOC ? VT_FIT_OPT_ALLOCATOR : id == O_MEM ? VT_FIT_OPT_MEMORY
                                  : id == O_CTX ? VT_FIT_OPT_CONTEXT : id == O_CONF ? VT_FIT_OPT_CONF
                                  : id == O_DEV ? VT_FIT_OPT_DEVICE : id == O_JSON ? VT_FIT_OPT_JSON
-                                 : VT_FIT_OPT_FRAMES, v))
+                                 : id == O_CAP ? VT_FIT_OPT_ALLOCATOR_CAP : VT_FIT_OPT_FRAMES, v))
                 return 2;
         }
     }

@@ -27,13 +27,15 @@
 static const char usage[] =
     "usage: vramtrace forecast --vary NAME VALUE:TRACE VALUE:TRACE [VALUE:TRACE...] [--memory SIZE]...\n"
     "                          [--allocator exact|caching|expandable|async] [--alloc-conf S]\n"
-    "                          [--context SIZE] [--at VALUE]... [--json]\n"
+    "                          [--context SIZE] [--allocator-cap] [--at VALUE]... [--json]\n"
     "  Per-tensor traces of one program run at different values of one knob (--vary batch:\n"
     "  8:b8.vtrace 16:b16.vtrace 24:b24.vtrace). Matches their allocations by site and order,\n"
     "  fits each size as constant, linear or (three runs or more, when they curve) quadratic\n"
     "  in the knob, and replays the program synthesized at other values through the\n"
     "  allocator model: the peak per category at the given values (and --at ones), and the\n"
-    "  largest value that fits each --memory (default 16, 24, 40, 80 and 141 GB).\n";
+    "  largest value that fits each --memory (default 16, 24, 40, 80 and 141 GB).\n"
+    "  --allocator-cap: a --memory bounds the allocator alone, as\n"
+    "  torch.cuda.set_per_process_memory_fraction does (no context, nothing outside it).\n";
 
 #define MAX_RUNS 16
 
@@ -173,8 +175,7 @@ static int synth(const fc_run *tp, const fc_fit *fits, double x, const vt_fit_op
     lim[n] = VT_AM_NO_LIMIT;
     m[n++] = vt_am_new(o->kind, &o->conf, VT_AM_NO_LIMIT);
     for (int i = 0; i < nmem; i++) {
-        lim[n] = mem[i] > context ? mem[i] - context : 0;
-        m[n] = vt_am_new(o->kind, &o->conf, lim[n]);
+        m[n] = vt_fit_capped(o, mem[i], context, &lim[n]);
         n++;
     }
     for (int i = 0; i < n; i++)
@@ -231,10 +232,11 @@ static void run_free(fc_run *r)
 
 int vt_cmd_forecast(int argc, char **argv)
 {
-    enum { O_VARY = 1, O_MEM, O_ALLOC, O_CONF, O_CTX, O_AT, O_JSON, O_HELP };
+    enum { O_VARY = 1, O_MEM, O_ALLOC, O_CONF, O_CTX, O_AT, O_JSON, O_CAP, O_HELP };
     static const vt_opt opts[] = {
         { "vary", 0, 1, O_VARY }, { "memory", 0, 1, O_MEM }, { "allocator", 0, 1, O_ALLOC },
         { "alloc-conf", 0, 1, O_CONF }, { "context", 0, 1, O_CTX }, { "at", 0, 1, O_AT }, { "json", 0, 0, O_JSON },
+        { "allocator-cap", 0, 0, O_CAP },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_fit_opts fo;
@@ -275,7 +277,7 @@ int vt_cmd_forecast(int argc, char **argv)
         default:
             if (vt_fit_opts_take(&fo, &a, id == O_MEM ? VT_FIT_OPT_MEMORY : id == O_ALLOC ? VT_FIT_OPT_ALLOCATOR
                                  : id == O_CONF ? VT_FIT_OPT_CONF : id == O_CTX ? VT_FIT_OPT_CONTEXT
-                                 : VT_FIT_OPT_JSON, v))
+                                 : id == O_CAP ? VT_FIT_OPT_ALLOCATOR_CAP : VT_FIT_OPT_JSON, v))
                 return 2;
         }
     }
@@ -366,7 +368,7 @@ int vt_cmd_forecast(int argc, char **argv)
     free(start);
     if (oom) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
 
-    uint64_t ctx = ft[0].context;
+    uint64_t ctx = fo.context_given ? fo.context : ft[0].context;
     /* the values to show: the runs', then --at */
     double show[MAX_RUNS + 8];
     int nshow = 0;

@@ -63,6 +63,11 @@ int vt_fit_opts_take(vt_fit_opts *o, const vt_args *a, vt_fit_opt which, const c
         o->device = (int)x;
         return 0;
     case VT_FIT_OPT_JSON: o->json = 1; return 0;
+    case VT_FIT_OPT_ALLOCATOR_CAP:
+        o->allocator_cap = 1;
+        if (!o->context_given) o->context = 0;
+        o->context_given = 1;
+        return 0;
     case VT_FIT_OPT_FRAMES: return vt_args_uint(a, "--frames", v, VT_SITE_MAX_FRAMES, &o->frames) ? -1 : 0;
     }
     return -1;
@@ -171,8 +176,7 @@ vt_fit_sim *vt_fit_models(const vt_fit_trace *ft, const vt_fit_opts *o)
         n++;
     }
     for (int i = 0; i < ft->nmem; i++) {
-        lim[n] = ft->mem[i] > ft->context ? ft->mem[i] - ft->context : 0;
-        m[n] = vt_am_new(o->kind, &o->conf, lim[n]);
+        m[n] = vt_fit_capped(o, ft->mem[i], ft->context, &lim[n]);
         if (!m[n]) goto fail;
         n++;
     }
@@ -180,6 +184,17 @@ vt_fit_sim *vt_fit_models(const vt_fit_trace *ft, const vt_fit_opts *o)
 fail:
     while (n--) vt_am_free(m[n]);
     return NULL;
+}
+
+vt_am *vt_fit_capped(const vt_fit_opts *o, uint64_t memory, uint64_t context, uint64_t *sim_limit)
+{
+    if (o->allocator_cap) {
+        /* torch.cuda.set_per_process_memory_fraction: the allocator's own total only */
+        *sim_limit = VT_AM_NO_LIMIT;
+        return vt_am_new(o->kind, &o->conf, memory);
+    }
+    *sim_limit = memory > context ? memory - context : 0;
+    return vt_am_new(o->kind, &o->conf, *sim_limit);
 }
 
 static int sim_event(void *ctx, uint64_t key, const vt_fit_req *req)

@@ -16,7 +16,7 @@
 
 typedef enum {
     VT_FIT_OPT_ALLOCATOR, VT_FIT_OPT_MEMORY, VT_FIT_OPT_CONTEXT, VT_FIT_OPT_CONF, VT_FIT_OPT_DEVICE,
-    VT_FIT_OPT_JSON, VT_FIT_OPT_FRAMES
+    VT_FIT_OPT_JSON, VT_FIT_OPT_FRAMES, VT_FIT_OPT_ALLOCATOR_CAP
 } vt_fit_opt;
 
 typedef struct {
@@ -28,6 +28,7 @@ typedef struct {
     int nmem;
     uint64_t context;
     int context_given;
+    int allocator_cap;      /* --allocator-cap: a --memory bounds the allocator alone */
     int device;             /* -2: the busiest */
     int json;
     uint64_t frames;
@@ -67,6 +68,11 @@ void vt_fit_trace_free(vt_fit_trace *ft);
 /* A fresh set of models for ft (uncapped of each kind + chosen per memory); NULL when
  * out of memory. */
 vt_fit_sim *vt_fit_models(const vt_fit_trace *ft, const vt_fit_opts *o);
+
+/* The chosen model capped at `memory`, with the limit the simulation keeps for it
+ * (*sim_limit: what the allocations outside the allocator take from; VT_AM_NO_LIMIT
+ * when --allocator-cap makes memory the allocator's own bound). NULL: out of memory. */
+vt_am *vt_fit_capped(const vt_fit_opts *o, uint64_t memory, uint64_t context, uint64_t *sim_limit);
 
 /* The first screen and the JSON document (docs/json-schema.md); return the exit status. */
 int vt_fit_show_text(const vt_fit_trace *ft, const vt_fit_opts *o);
