@@ -56,7 +56,8 @@ typedef struct {
     uint32_t *ops;      /* alloc index, or free: index | 0x80000000 */
     size_t nops, capops;
     vt_idmap live;      /* address -> alloc index + 1 (0: freed) */
-    uint32_t *site_count;
+    uint32_t *site_count;   /* per site (and nsites: no site), allocations */
+    uint32_t *outside_count;/* of which outside the allocator */
     size_t nsites;
     const vt_fit_trace *ft;
 } fc_run;
@@ -97,9 +98,10 @@ static int run_event(void *ctx, uint64_t key, const vt_fit_req *req)
     if (req->stack_id < ft->nstack && ft->group_of_stack[req->stack_id])
         site = ft->an->t[ft->ti].rp->groups[ft->group_of_stack[req->stack_id] - 1].site;
     fc_alloc *al = &r->al[r->nal];
+    if (site >= r->nsites) site = (uint32_t)r->nsites;
     al->site = site;
-    al->k = 0;
-    if (site != UINT32_MAX && site < r->nsites) al->k = r->site_count[site]++;
+    al->k = r->site_count[site]++;
+    r->outside_count[site] += req->outside;
     al->size = req->size;
     al->stream = req->stream;
     al->cat = req->cat;
@@ -227,6 +229,7 @@ static void run_free(fc_run *r)
     free(r->al);
     free(r->ops);
     free(r->site_count);
+    free(r->outside_count);
     vt_idmap_free(&r->live);
 }
 
@@ -305,6 +308,7 @@ int vt_cmd_forecast(int argc, char **argv)
     memset(runs, 0, sizeof runs);
     memset(ft, 0, sizeof ft);
     fc_fit *fits = NULL;
+    size_t nmatched = 0;
     rc = 2;
     for (int i = 0; i < nruns; i++) {
         vt_fit_opts one = fo;
@@ -315,7 +319,8 @@ int vt_cmd_forecast(int argc, char **argv)
         runs[i].ft = &ft[i];
         runs[i].nsites = an.sites.n;
         runs[i].site_count = calloc(an.sites.n + 1, sizeof *runs[i].site_count);
-        if (!runs[i].site_count) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
+        runs[i].outside_count = calloc(an.sites.n + 1, sizeof *runs[i].outside_count);
+        if (!runs[i].site_count || !runs[i].outside_count) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
         vt_fit_sink sink = { run_event, &runs[i] };
         char msg[300];
         int r = vt_fit_read(paths[i], ft[i].device, ft[i].cat_of_stack, ft[i].nstack, ft[i].split_async, &sink, msg,
@@ -323,49 +328,56 @@ int vt_cmd_forecast(int argc, char **argv)
         if (r < 0) { fprintf(stderr, "vramtrace: %s: %s\n", paths[i], msg); goto out; }
         if (r > 0) fprintf(stderr, "vramtrace: warning: %s: %s; using what was read\n", paths[i], msg);
     }
-    /* match: the k-th allocation of a site in one run is the k-th in every other */
+    /* match: the k-th allocation of a site in one run is the k-th in every other. A site
+     * whose count differs is left out only when all its allocations are outside the
+     * allocator (libraries' workspaces, whose number may follow their heuristics): they
+     * keep the first run's sizes. */
     fc_run *tp = &runs[0];
-    for (int i = 1; i < nruns; i++) {
-        if (runs[i].nal == tp->nal) {
-            size_t s = 0;
-            for (; s < an.sites.n && runs[i].site_count[s] == tp->site_count[s]; s++) {}
-            if (s == an.sites.n) continue;
-            fprintf(stderr, "vramtrace: runs cannot be matched: a site allocates %" PRIu32 " times at %s=%g and %" PRIu32
-                            " times at %s=%g (not the same program and steps?)\n",
-                    tp->site_count[s], knob, tp->x, runs[i].site_count[s], knob, runs[i].x);
-        } else {
-            fprintf(stderr, "vramtrace: runs cannot be matched: %zu allocations at %s=%g, %zu at %s=%g "
-                            "(the same program and number of steps is needed)\n",
-                    tp->nal, knob, tp->x, runs[i].nal, knob, runs[i].x);
-        }
-        goto out;
-    }
-    /* per site, its allocations' indexes in each run, by occurrence */
-    fits = calloc(tp->nal ? tp->nal : 1, sizeof *fits);
-    uint32_t *start = calloc(an.sites.n + 2, sizeof *start);
+    size_t ns = an.sites.n + 1;
+    uint8_t *ok = malloc(ns);
+    uint32_t *start = calloc(ns + 1, sizeof *start);
     uint32_t **order = calloc((size_t)nruns, sizeof *order);
-    if (!fits || !start || !order) { fprintf(stderr, "vramtrace: out of memory\n"); free(start); free(order); goto out; }
-    for (size_t s = 0; s < an.sites.n; s++) start[s + 1] = start[s] + tp->site_count[s];
-    int oom = 0;
-    for (int i = 0; i < nruns && !oom; i++) {
-        order[i] = malloc((runs[i].nal ? runs[i].nal : 1) * sizeof **order);
-        if (!order[i]) { oom = 1; break; }
-        uint32_t unsited = start[an.sites.n];
-        for (size_t k = 0; k < runs[i].nal; k++) {
-            const fc_alloc *al = &runs[i].al[k];
-            size_t pos = al->site < an.sites.n ? start[al->site] + al->k : unsited++;
-            order[i][pos] = (uint32_t)k;
+    fits = calloc(tp->nal ? tp->nal : 1, sizeof *fits);
+    int oom = !ok || !start || !order || !fits;
+    for (size_t st = 0; st < ns && !oom; st++) {
+        ok[st] = 1;
+        for (int i = 1; i < nruns; i++) {
+            if (runs[i].site_count[st] == tp->site_count[st]) continue;
+            ok[st] = 0;
+            if (tp->outside_count[st] == tp->site_count[st] && runs[i].outside_count[st] == runs[i].site_count[st])
+                continue;
+            fprintf(stderr, "vramtrace: runs cannot be matched: at %s=%g a site allocates %" PRIu32 " times, at %s=%g %" PRIu32
+                            " times (not the same program and steps?): ", knob, tp->x, tp->site_count[st], knob, runs[i].x,
+                    runs[i].site_count[st]);
+            if (st < an.sites.n) vt_show_site_inline(stderr, &an, (uint32_t)st, 2);
+            else fprintf(stderr, "(no stack)\n");
+            free(ok); free(start); free(order);
+            goto out;
         }
     }
     if (!oom)
-        for (size_t pos = 0; pos < tp->nal; pos++) {
+        for (size_t st = 0; st < ns; st++) start[st + 1] = start[st] + (ok[st] ? tp->site_count[st] : 0);
+    for (int i = 0; i < nruns && !oom; i++) {
+        order[i] = malloc((runs[i].nal ? runs[i].nal : 1) * sizeof **order);
+        if (!order[i]) { oom = 1; break; }
+        for (size_t k = 0; k < runs[i].nal; k++) {
+            const fc_alloc *al = &runs[i].al[k];
+            if (ok[al->site]) order[i][start[al->site] + al->k] = (uint32_t)k;
+        }
+    }
+    if (!oom) {
+        for (size_t k = 0; k < tp->nal; k++) fits[k].c[0] = (double)tp->al[k].size;  /* unmatched: as traced */
+        nmatched = start[ns];
+        for (size_t pos = 0; pos < start[ns]; pos++) {
             double y[MAX_RUNS];
             for (int i = 0; i < nruns; i++) y[i] = (double)runs[i].al[order[i][pos]].size;
             fit_sizes(xs, y, nruns, &fits[order[0][pos]]);
         }
-    for (int i = 0; i < nruns; i++) free(order[i]);
+    }
+    for (int i = 0; i < nruns && order; i++) free(order[i]);
     free(order);
     free(start);
+    free(ok);
     if (oom) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
 
     uint64_t ctx = fo.context_given ? fo.context : ft[0].context;
@@ -391,7 +403,8 @@ int vt_cmd_forecast(int argc, char **argv)
         vt_json_str(&j, "vary", knob);
         vt_json_str(&j, "allocator", vt_am_name(fo.kind));
         vt_json_u64(&j, "context_bytes", ctx);
-        vt_json_u64(&j, "allocations_matched", tp->nal);
+        vt_json_u64(&j, "allocations", tp->nal);
+        vt_json_u64(&j, "allocations_matched", nmatched);
         vt_json_arr(&j, "values");
         for (int i = 0; i < nshow; i++) {
             vt_json_obj(&j, NULL);
@@ -420,7 +433,8 @@ int vt_cmd_forecast(int argc, char **argv)
         vt_json_end(&j);
         vt_json_finish(&j);
     } else {
-        printf("forecast over %s: %d runs, %zu allocations matched; allocator %s; context %s\n", knob, nruns, tp->nal,
+        printf("forecast over %s: %d runs, %zu of %zu allocations matched; allocator %s; context %s\n", knob, nruns,
+               nmatched, tp->nal,
                vt_am_name(fo.kind), vt_units_size(b1, ctx));
         printf("  largest %s that fits:", knob);
         for (int i = 0; i < fo.nmem; i++)
