@@ -12,7 +12,8 @@
 # seq:   BERT-base batch 16 traced at seq 128, 256, 384; `forecast --vary seq --at 512`
 #        vs the measured max_memory_reserved (2%) / allocated (1%) at 512.
 # Prints a table (check, predicted, measured, error, pass) and leaves traces, JSON and
-# logs in $OUT/fit/. Needs the bundle (tests/gpu/bundle.sh).
+# logs in $OUT/fit/. Needs the bundle (tests/gpu/bundle.sh). About 5 minutes for `fit`,
+# as much for `batch seq`: run them as two calls. Exit 1 when a check fails.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 O=$OUT/fit
@@ -21,7 +22,18 @@ H=$root/tests/gpu/fit_train.py
 SECTIONS=${*:-fit batch seq}
 T=$O/table.tsv
 printf 'check\tpredicted\tmeasured\terror\tpass\n' > "$T"
-jget() { "$PY" -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+# jget FILE EXPR: EXPR of the JSON in FILE (vramtrace's documents, or a helper's last line)
+jget() {
+  "$PY" - "$@" <<'PY'
+import json, sys
+t = open(sys.argv[1]).read().strip()
+try:
+    d = json.loads(t)
+except ValueError:
+    d = json.loads(t.splitlines()[-1])
+print(eval(sys.argv[2], {}, {"d": d}))
+PY
+}
 row() {  # NAME PREDICTED MEASURED TOLERANCE_PCT
   "$PY" - "$@" >> "$T" <<'PY'
 import sys
