@@ -326,7 +326,7 @@ int vt_cmd_forecast(int argc, char **argv)
         int r = vt_fit_read(paths[i], ft[i].device, ft[i].cat_of_stack, ft[i].nstack, ft[i].split_async, &sink, msg,
                             sizeof msg);
         if (r < 0) { fprintf(stderr, "vramtrace: %s: %s\n", paths[i], msg); goto out; }
-        if (r > 0) fprintf(stderr, "vramtrace: warning: %s: %s; using what was read\n", paths[i], msg);
+        /* r > 0: cut short; vt_analyze has said so already */
     }
     /* match: the k-th allocation of a site in one run is the k-th in every other. A site
      * whose count differs is left out only when all its allocations are outside the

@@ -222,7 +222,7 @@ int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o)
         fprintf(stderr, "vramtrace: %s: %s\n", path, msg);
         return 2;
     }
-    if (rc > 0) fprintf(stderr, "vramtrace: warning: %s: %s; fitted what was read\n", path, msg);
+    /* rc > 0: cut short; vt_analyze has said so already, and what was read was fitted */
     return 0;
 }
 
