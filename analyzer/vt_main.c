@@ -27,6 +27,10 @@ static const char usage[] =
     "                 bytes by call stack, as a flame (icicle) graph\n"
     "  export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]\n"
     "                 the trace for other tools\n"
+    "  fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]... [--json]\n"
+    "                 will it fit? the trace through a model of the allocator, per card size\n"
+    "  forecast --vary NAME VALUE:TRACE VALUE:TRACE [VALUE:TRACE...] [--memory SIZE]...\n"
+    "                 the peak at other batch sizes or lengths, and the largest that fits\n"
     "  dump TRACE     every record, one line each\n"
     "\n"
     "  vramtrace COMMAND --help for more; docs/cli.md has it all.\n";
