@@ -25,6 +25,10 @@
       "bytes by call stack, as a flame (icicle) graph") \
     X("export", vt_cmd_export, "export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]", \
       "the trace for other tools") \
+    X("fit", vt_cmd_fit, "fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]... [--json]", \
+      "will it fit? the trace through a model of the allocator, per card size") \
+    X("forecast", vt_cmd_forecast, "forecast --vary NAME VALUE:TRACE VALUE:TRACE [VALUE:TRACE...] [--memory SIZE]...", \
+      "the peak at other batch sizes or lengths, and the largest that fits") \
     X("dump", vt_cmd_dump, "dump TRACE", \
       "every record, one line each")
 

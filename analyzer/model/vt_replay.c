@@ -501,6 +501,12 @@ static void on_nvml(vt_replay *rp, const vt_rec *r)
     n->total = r->aux1;
     int proc = r->aux0 != 0;
     uint64_t pv = proc ? r->aux0 - 1 : 0;
+    if (proc)
+        for (int i = 0; i < VT_NVML_SNAP; i++) {
+            uint64_t live = rp->dev[i + 1] ? rp->dev[i + 1]->dev.live : 0;
+            uint64_t over = pv > live ? pv - live : 0;
+            if (!n->has_proc || over < n->proc_over_min[i]) n->proc_over_min[i] = over;
+        }
     if (proc && (!n->has_proc || pv > n->proc_max)) {
         n->has_proc = 1;
         n->proc_max = pv;

@@ -151,6 +151,9 @@ typedef struct {
     /* traced live device bytes of CUDA ordinals 0..VT_NVML_SNAP-1 at those two maxima;
      * which ordinal is this NVML index is known only once the UUIDs are read */
     uint64_t proc_snap[VT_NVML_SNAP], used_snap[VT_NVML_SNAP];
+    /* the least, over samples, of the process's figure minus ordinal i's traced live
+     * bytes: the context and modules with the least allocator slack on top (fit) */
+    uint64_t proc_over_min[VT_NVML_SNAP];
 } vt_nvml;
 
 typedef struct {

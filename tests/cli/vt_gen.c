@@ -868,9 +868,55 @@ int main(int argc, char **argv)
     else if (!strcmp(s, "truncated") || !strcmp(s, "corrupt-magic") || !strcmp(s, "corrupt-zstd") ||
              !strcmp(s, "notrailer") || !strcmp(s, "header-cut") || !strcmp(s, "version2"))
         gen_damaged(p, s);
+    else if (!strncmp(s, "train-", 6)) { void vt_gen_train(const char *, unsigned); vt_gen_train(p, (unsigned)atoi(s + 6)); }
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
     }
     return 0;
+}
+
+/* train-BATCH (after main: the sites above keep their lines in the golden files).
+ * A training loop at batch size `batch`, every tensor through cuMemAllocAsync (a
+ * per-tensor trace), for `fit` and `forecast`: weights (constant sizes, one under 1 MiB),
+ * two steps of a forward pass keeping five activations of batch x 1.5 MiB + 4 KiB with a
+ * batch x 256 KiB temporary after each, a backward pass freeing them in reverse, the
+ * gradients and two optimizer states made in the first step and kept. NVML says the
+ * process holds 300 MiB more than the live tensors (the context). */
+void vt_gen_train(const char *path, unsigned batch);
+void vt_gen_train(const char *path, unsigned batch)
+{
+    begin_simple(path, 1100 + batch, argv_train, sizeof argv_train);
+    preamble();
+    uint32_t w = build_model(0), a = build_model(1), ws = build_model(2), k = build_model(3);
+    static const uint64_t wsz[4] = { 4 * MiB, 12 * MiB, 700 * 1024, 3 * MiB };
+    uint64_t live = 0, t = 1;
+    uint64_t next = A0;
+#define TR_ALLOC(addr, size, st) do { at(t++ * MS); addr = next; next += 1ull << 32; \
+        alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, st); live += size; } while (0)
+#define TR_FREE(addr, size) do { at(t++ * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, addr); live -= size; } while (0)
+    at(0); nvml(0, 300 * MiB + 1, 300 * MiB, 80 * GiB);
+    uint64_t wa[4], ga[4], oa[8], act[5], tmp;
+    for (int i = 0; i < 4; i++) TR_ALLOC(wa[i], wsz[i], w);
+    uint64_t asz = batch * (3 * MiB / 2) + 4096, tsz = batch * 256 * 1024;
+    for (int step = 0; step < 2; step++) {
+        for (int i = 0; i < 5; i++) {
+            TR_ALLOC(act[i], asz, a);
+            TR_ALLOC(tmp, tsz, ws);
+            TR_FREE(tmp, tsz);
+        }
+        at(t * MS); nvml(0, 300 * MiB + live + 1, 300 * MiB + live, 80 * GiB);
+        for (int i = 4; i >= 0; i--) {
+            if (step == 0 && i < 4) TR_ALLOC(ga[i], wsz[i], k);
+            TR_FREE(act[i], asz);
+        }
+        if (step == 0)
+            for (int i = 0; i < 8; i++) TR_ALLOC(oa[i], wsz[i / 2], k);
+    }
+#undef TR_ALLOC
+#undef TR_FREE
+    (void)wa; (void)ga; (void)oa;
+    at(t * MS);
+    trailer(1);
+    end();
 }

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* vt_fit.c - one device's allocations through several allocator models at once. */
+#include "vt_fit.h"
+
+#include "vt_replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A live allocation: its key, size, category and each model's handle. Open addressing
+ * with linear probing and backward-shift deletion: frees are as common as allocations. */
+typedef struct {
+    uint64_t key;       /* address + 1; 0 = empty */
+    uint64_t size;
+    uint8_t  cat, outside;
+    uint32_t h[VT_FIT_MAX_MODELS];
+} live_ent;
+
+struct vt_fit_sim {
+    vt_fit_slot slot[VT_FIT_MAX_MODELS];
+    int n, nlive_models;   /* models, those not failed */
+    live_ent *tab;
+    size_t mask, count;
+    uint64_t live, peak;
+    uint64_t outside_live, outside_peak;
+    uint64_t cat_live[VT_CAT_N];
+    uint64_t streams[64];  /* CUstream values seen -> index (the first 64; more share the last) */
+    uint32_t nstreams;
+};
+
+vt_fit_sim *vt_fit_sim_new(vt_am **models, const uint64_t *limits, int n)
+{
+    vt_fit_sim *s = calloc(1, sizeof *s);
+    if (s) s->tab = calloc(1024, sizeof *s->tab);
+    if (!s || !s->tab || n > VT_FIT_MAX_MODELS) {
+        for (int i = 0; i < n; i++) vt_am_free(models[i]);
+        if (s) free(s->tab);
+        free(s);
+        return NULL;
+    }
+    s->mask = 1023;
+    s->n = s->nlive_models = n;
+    for (int i = 0; i < n; i++) {
+        s->slot[i].m = models[i];
+        s->slot[i].limit = limits ? limits[i] : VT_AM_NO_LIMIT;
+    }
+    return s;
+}
+
+void vt_fit_sim_free(vt_fit_sim *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n; i++) vt_am_free(s->slot[i].m);
+    free(s->tab);
+    free(s);
+}
+
+static size_t slot_of(const vt_fit_sim *s, uint64_t k)
+{
+    uint64_t x = k * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x >> 20) & s->mask;
+}
+
+static live_ent *find(const vt_fit_sim *s, uint64_t k)
+{
+    for (size_t i = slot_of(s, k);; i = (i + 1) & s->mask) {
+        if (s->tab[i].key == k) return &s->tab[i];
+        if (!s->tab[i].key) return NULL;
+    }
+}
+
+static int grow(vt_fit_sim *s)
+{
+    size_t ncap = (s->mask + 1) * 2;
+    live_ent *old = s->tab;
+    size_t omask = s->mask;
+    s->tab = calloc(ncap, sizeof *s->tab);
+    if (!s->tab) { s->tab = old; return -1; }
+    s->mask = ncap - 1;
+    for (size_t i = 0; i <= omask; i++) {
+        if (!old[i].key) continue;
+        size_t j = slot_of(s, old[i].key);
+        while (s->tab[j].key) j = (j + 1) & s->mask;
+        s->tab[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+static void remove_at(vt_fit_sim *s, size_t i)
+{
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & s->mask;
+        if (!s->tab[j].key) break;
+        size_t home = slot_of(s, s->tab[j].key);
+        /* move j back to i when its home is not cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            s->tab[i] = s->tab[j];
+            i = j;
+        }
+    }
+    s->tab[i].key = 0;
+    s->count--;
+}
+
+static void end_live(vt_fit_sim *s, live_ent *e)
+{
+    for (int i = 0; i < s->n; i++)
+        if (e->h[i] != UINT32_MAX) vt_am_release(s->slot[i].m, e->h[i]);
+    if (e->outside) s->outside_live -= e->size;
+    s->live -= e->size;
+    s->cat_live[e->cat] -= e->size;
+    remove_at(s, (size_t)(e - s->tab));
+}
+
+static uint32_t stream_ix(vt_fit_sim *s, uint64_t stream)
+{
+    for (uint32_t i = 0; i < s->nstreams; i++)
+        if (s->streams[i] == stream) return i;
+    if (s->nstreams < 64) s->streams[s->nstreams++] = stream;
+    return s->nstreams - 1;
+}
+
+int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
+{
+    uint64_t k = key + 1;
+    live_ent *old = find(s, k);
+    if (old) end_live(s, old);
+    if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s)) return -1;
+    size_t i = slot_of(s, k);
+    while (s->tab[i].key) i = (i + 1) & s->mask;
+    live_ent *e = &s->tab[i];
+    e->key = k;
+    e->size = r->size;
+    e->cat = r->cat < VT_CAT_N ? r->cat : VT_CAT_OTHER;
+    e->outside = r->outside;
+    s->count++;
+    uint32_t st = stream_ix(s, r->stream);
+    if (r->outside) {
+        s->outside_live += r->size;
+        if (s->outside_live > s->outside_peak) s->outside_peak = s->outside_live;
+    }
+    for (int m = 0; m < s->n; m++) {
+        vt_fit_slot *sl = &s->slot[m];
+        e->h[m] = UINT32_MAX;
+        if (sl->failed || r->outside) continue;
+        if (sl->limit != VT_AM_NO_LIMIT)
+            vt_am_set_limit(sl->m, sl->limit > s->outside_live ? sl->limit - s->outside_live : 0);
+        uint64_t before = vt_am_stats_of(sl->m)->peak_reserved;
+        int rc = vt_am_alloc(sl->m, r->size, st, &e->h[m]);
+        if (rc == VT_AM_NOMEM) return -1;
+        if (rc == VT_AM_OOM) {
+            sl->failed = 1;
+            sl->fail = *r;
+            sl->live_at_fail = s->live;
+            sl->outside_at_fail = s->outside_live;
+            e->h[m] = UINT32_MAX;
+            s->nlive_models--;
+            continue;
+        }
+        if (vt_am_stats_of(sl->m)->peak_reserved > before) {
+            memcpy(sl->cat_at_peak, s->cat_live, sizeof sl->cat_at_peak);
+            sl->cat_at_peak[e->cat] += r->size;
+        }
+    }
+    s->live += r->size;
+    s->cat_live[e->cat] += r->size;
+    if (s->live > s->peak) s->peak = s->live;
+    return 0;
+}
+
+void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key)
+{
+    live_ent *e = find(s, key + 1);
+    if (e) end_live(s, e);
+}
+
+const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i]; }
+uint64_t vt_fit_sim_live(const vt_fit_sim *s) { return s->live; }
+uint64_t vt_fit_sim_peak(const vt_fit_sim *s) { return s->peak; }
+uint64_t vt_fit_sim_streams(const vt_fit_sim *s) { return s->nstreams; }
+uint64_t vt_fit_sim_outside_peak(const vt_fit_sim *s) { return s->outside_peak; }
+
+int vt_fit_read(const char *path, int device, const uint8_t *cat_of_stack, size_t ncat, int split_async,
+                vt_fit_sink *sink, char *msg, size_t msglen)
+{
+    vt_reader rd;
+    if (vt_reader_open(&rd, path, msg, msglen)) return -1;
+    vt_reader_start_async(&rd);
+    vt_rec r;
+    int rc = 0;
+    while (vt_reader_next(&rd, &r)) {
+        if (r.type == VT_REC_ALLOC || r.type == VT_REC_FREE) {
+            if (r.device != device) continue;
+            unsigned k = r.kind;
+            int is_alloc = r.type == VT_REC_ALLOC;
+            if (is_alloc ? !(k == VT_KIND_MEM_ALLOC || k == VT_KIND_MEM_ALLOC_PITCH || k == VT_KIND_MEM_ALLOC_ASYNC ||
+                             k == VT_KIND_MEM_ALLOC_POOL)
+                         : !(k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC))
+                continue;
+            uint8_t c = r.stack_id < ncat ? cat_of_stack[r.stack_id] : VT_CAT_OTHER;
+            vt_fit_req q = { r.time_ns, r.size, r.stream, r.stack_id, r.kind, (uint8_t)(c & ~VT_FIT_OUTSIDE),
+                             (uint8_t)((c & VT_FIT_OUTSIDE) ||
+                                       (split_async && k != VT_KIND_MEM_ALLOC_ASYNC && k != VT_KIND_MEM_FREE_ASYNC)) };
+            int e = sink->event(sink->ctx, r.addr, is_alloc ? &q : NULL);
+            if (e < 0) { snprintf(msg, msglen, "out of memory"); rc = -1; break; }
+            if (e) break;
+        }
+    }
+    if (rc == 0 && rd.stopped) {
+        snprintf(msg, msglen, "%s at byte %llu", rd.err, (unsigned long long)rd.err_offset);
+        rc = 1;
+    }
+    vt_reader_close(&rd);
+    return rc;
+}
+
+int vt_fit_context(const vt_replay *rp, int device, uint64_t *bytes)
+{
+    if (device < 0 || device >= VT_NVML_SNAP) return 0;
+    const vt_device *d = vt_replay_device(rp, device);
+    const vt_nvml *nv = NULL;
+    if (d && vt_device_has_uuid(d)) {
+        /* NVML and CUDA may number the GPUs differently: by UUID first */
+        char u[48];
+        const uint8_t *x = d->uuid;
+        snprintf(u, sizeof u, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", x[0], x[1],
+                 x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]);
+        for (int i = 0; i < VT_NDEV && !nv; i++)
+            if (rp->nvml[i].seen && !strcmp(rp->nvml[i].uuid, u)) nv = &rp->nvml[i];
+    }
+    if (!nv && rp->nvml[device + 1].seen && !rp->nvml[device + 1].uuid[0]) nv = &rp->nvml[device + 1];
+    if (!nv || !nv->has_proc) return 0;
+    *bytes = nv->proc_over_min[device];
+    return 1;
+}
