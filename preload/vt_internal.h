@@ -39,6 +39,8 @@ typedef struct {
     uint32_t ring_slots;          /* power of two */
     int      rank;                /* RANK, else LOCAL_RANK, else -1 */
     int      descendant;          /* started by exec from a traced process */
+    int      drop_ms;             /* VRAMTRACE_DROP_MS: a full ring drops after this; 0 = never */
+    int      readable;            /* VRAMTRACE_READABLE=1: the trace is created 0644, not 0600 */
 } vt_config;
 
 /* Parses the VRAMTRACE_* variables into cfg. Returns 0, or -1 after writing the one
@@ -293,8 +295,9 @@ void vt_rec_devices(void);
 /* ------------------------------------------------------------------------ *
  *  Writer (vt_writer.c), modules (vt_module.c), NVML (vt_nvml.c)
  * ------------------------------------------------------------------------ */
-int  vt_writer_start(int fd);
-void vt_writer_stop(void);
+int  vt_writer_start(void);      /* the file is open (vt_out.h) */
+/* Drains, writes the trailer, closes; waits while chunks go out (join: then joins). */
+void vt_writer_stop(int join);
 void vt_writer_wake(void);
 /* Writer thread only: encodes one record into the current chunk. */
 void vt_writer_emit(const vt_rec *r);
@@ -303,5 +306,14 @@ void vt_module_check(void);   /* writer: emits MODULE records for objects not ye
 
 void vt_nvml_sample(uint64_t now); /* writer: samples when due */
 int  vt_nvml_due_in_ms(uint64_t now);
+
+/* Lossless ring and durable ends (issue 17): the writer is running and writing; any
+ * thread: write out everything queued so far and wait (async-signal-safe; -1 when the
+ * writer is gone, is the caller, or stalled); the writer: waiting producers may go on;
+ * _exit's end of the trace (vt_init.c, async-signal-safe). */
+int  vt_writer_alive(void);
+int  vt_writer_sync(void);
+void vt_ring_notify(void);
+void vt_finish_now(void);
 
 #endif /* VT_INTERNAL_H */
