@@ -114,14 +114,20 @@ static int is_ours(int fd)
 }
 
 /* Under mu: the descriptor is not our file any more. Reopens the file by its path;
- * the number left behind is not closed (it may be the program's now). */
+ * the number left behind is not closed (it may be the program's now). Returns 0, or -1
+ * with errno EMFILE (every number is taken: try again later) or ESTALE. */
 static int reopen_locked(void)
 {
     atomic_store(&vt_o.fd, -1);
     int fd = open(vt_o.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return -1;
+    if (fd < 0) {
+        if (errno != EMFILE && errno != ENFILE) errno = ESTALE;
+        else errno = EMFILE;
+        return -1;
+    }
     if (!is_ours(fd)) {
         syscall(SYS_close, fd);
+        errno = ESTALE;
         return -1;
     }
     int hi = dup_high(fd);
@@ -139,10 +145,7 @@ int vt_out_write(const void *p, size_t n)
     int rc = 0;
     pthread_mutex_lock(&vt_o.mu);
     int fd = atomic_load(&vt_o.fd);
-    if (!is_ours(fd) && reopen_locked() != 0) {
-        errno = ESTALE;
-        rc = -1;
-    }
+    if (!is_ours(fd) && reopen_locked() != 0) rc = -1;
     fd = atomic_load(&vt_o.fd);
     while (!rc && n) {
         ssize_t w = write(fd, c, n);

@@ -19,7 +19,9 @@ int  vt_out_create(const char *want, int readable, char *path, size_t n, int *re
 /* Writes all n bytes to the trace, after checking that the descriptor still is the
  * file created (same device and inode); when the program closed or replaced it behind
  * our back, the file is reopened by path (O_APPEND) and checked again. Returns 0, or -1
- * with errno (ESTALE: the file is gone or replaced; nothing was written anywhere else). */
+ * with errno: ESTALE the file is gone or replaced, EMFILE it could not be reopened for
+ * want of a descriptor (the program holds every number: try again later); in both
+ * cases nothing was written anywhere. */
 int  vt_out_write(const void *p, size_t n);
 
 /* Closes the trace's descriptor (when it is still ours). Returns close()'s result. */

@@ -59,6 +59,7 @@ static struct {
     _Atomic uint64_t progress;  /* bumped at each chunk written (the waiters' clock) */
     uint64_t       chunk_events;/* ring events in the chunk being built */
     uint64_t       chunks;      /* chunks written whole */
+    uint64_t       defer_since; /* a chunk waits for a free descriptor since then */
     _Atomic int    failed;
     ZSTD_CCtx     *cctx;
     vt_codec       codec;
@@ -132,16 +133,26 @@ static size_t compress_chunk(size_t len, uint8_t *out, size_t cap)
     }
 }
 
-static void flush(void)
+/* Writes the chunk being built. Returns 0 when it went out (or tracing has failed), -1
+ * when it must be tried again: the program holds every descriptor number, so the file
+ * could not be reopened (vt_out.h). After VT_STALL_NS of that, tracing stops. */
+static int flush(void)
 {
-    if (!vt_w.nrec || vt_w.failed) return;
+    if (!vt_w.nrec || vt_w.failed) return 0;
     vt_chunk_header h = { VT_CHUNK_MAGIC, 0, (uint32_t)vt_w.raw_len, vt_w.nrec, vt_w.base_time };
     uint64_t t0 = vt_g.cfg.stats ? vt_now_abs() : 0;
     size_t c = compress_chunk(vt_w.raw_len, vt_w.out + sizeof h, vt_w.out_cap - sizeof h);
-    if (!c) { fail("cannot compress a chunk of", EINVAL); return; }
+    if (!c) { fail("cannot compress a chunk of", EINVAL); return 0; }
     h.comp_size = (uint32_t)c;
     memcpy(vt_w.out, &h, sizeof h);
-    if (vt_out_write(vt_w.out, sizeof h + c)) { fail("cannot write", errno); return; }
+    if (vt_out_write(vt_w.out, sizeof h + c)) {
+        uint64_t now = vt_now_abs();
+        if (errno != EMFILE) { fail("cannot write", errno); return 0; }
+        if (!vt_w.defer_since) vt_w.defer_since = now;
+        if (now - vt_w.defer_since > VT_STALL_NS) { fail("cannot reopen", EMFILE); return 0; }
+        return -1;
+    }
+    vt_w.defer_since = 0;
     atomic_fetch_add(&vt_w.written, vt_w.chunk_events);
     atomic_fetch_add(&vt_w.progress, 1);
     vt_w.chunks++;
@@ -153,13 +164,23 @@ static void flush(void)
         vt_stats_add(VT_STAT_NS_FLUSH, vt_w.last_flush + vt_g.start_mono_ns - t0);
         vt_stats_add(VT_STAT_N_FLUSH, 1);
     }
+    return 0;
+}
+
+/* Flushes until the chunk went out or tracing failed (a full chunk, the end). */
+static void flush_hard(void)
+{
+    while (flush() != 0) {
+        struct timespec ts = { 0, 1000000L };
+        nanosleep(&ts, NULL);
+    }
 }
 
 void vt_writer_emit(const vt_rec *r)
 {
     if (vt_w.failed) return;
     size_t bound = vt_codec_bound(r);
-    if (vt_w.raw_len + bound > VT_CHUNK_CAP) flush();
+    if (vt_w.raw_len + bound > VT_CHUNK_CAP) flush_hard();
     if (vt_w.failed || bound > VT_CHUNK_CAP) return;
     if (vt_w.nrec == 0) {
         vt_w.base_time = vt_now();
@@ -252,7 +273,7 @@ static int cycle_ms(void)
 static void serve_sync(uint32_t req)
 {
     cycle();
-    flush();
+    flush_hard();
     atomic_store_explicit(&vt_w.sync_done, req, memory_order_release);
     syscall(SYS_futex, &vt_w.sync_done, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 }
@@ -285,7 +306,7 @@ static void *writer_main(void *arg)
         memcpy(counts, vt_w.counts, sizeof counts);  /* the records before the trailer */
         t.counts = counts;
         vt_writer_emit(&t);
-        flush();
+        flush_hard();
         if (!vt_w.failed) {
             uint64_t lost = vt_ring_lost() + vt_side_dropped(), nostack = vt_stack_dropped();
             if (lost)
