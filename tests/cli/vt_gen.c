@@ -158,7 +158,8 @@ static void begin(const char *path, const hdr_opts *o)
     modules_emit();
 }
 
-/* as-recorder: the header carries the real start time, as the recorder's does. */
+/* as-recorder: the header carries the real start time and pid, as the recorder's does
+ * (`vramtrace run` takes only traces of its own command's run). */
 static int real_clock;
 
 static void begin_simple(const char *path, uint32_t pid, const char *argv, size_t argv_len)
@@ -168,6 +169,7 @@ static void begin_simple(const char *path, uint32_t pid, const char *argv, size_
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        pid = (uint32_t)getpid();
     }
     hdr_opts o = { pid, t0, "testhost", "/opt/test/train", argv, argv_len, 0, 0, 64 };
     begin(path, &o);
