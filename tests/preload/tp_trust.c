@@ -11,7 +11,8 @@
  *   seq N          N allocations of 4096 + i bytes, in order (a disk filling up)
  *   crash HOW N    N logged allocations, then: segv, abort, _exit, or handler (a SIGSEGV
  *                  handler of the program's that calls _exit(42))
- *   execself K N   N pairs, then exec of itself with K-1: K images in one pid */
+ *   execself K N   N pairs, then exec of itself with K-1: K images in one pid
+ *   stacks D       2^D pairs, each from its own call path D levels deep (not logged) */
 #define _GNU_SOURCE
 #include "tp.h"
 #include "tp_trust.h"
@@ -173,6 +174,25 @@ static int run_stress(int t, int n)
     return 0;
 }
 
+/* 2^D call paths: at each level the path's next bit picks tp_trust_left or
+ * tp_trust_right, so every pair has a stack of its own (about 2^(D+2) tree nodes). */
+TP_NOINLINE void tp_trust_left(int d, unsigned path);
+TP_NOINLINE void tp_trust_right(int d, unsigned path);
+
+TP_NOINLINE void tp_trust_step(int d, unsigned path)
+{
+    if (d == 0) {
+        CUdeviceptr p = 0;
+        if (cuMemAlloc(&p, 512) != CUDA_SUCCESS || cuMemFree(p) != CUDA_SUCCESS) _exit(3);
+        return;
+    }
+    if (path & 1) tp_trust_left(d - 1, path >> 1);
+    else tp_trust_right(d - 1, path >> 1);
+}
+
+TP_NOINLINE void tp_trust_left(int d, unsigned path) { tp_trust_step(d, path); }
+TP_NOINLINE void tp_trust_right(int d, unsigned path) { tp_trust_step(d, path); }
+
 /* ------------------------------------------------------------------------ *
  *  Ends
  * ------------------------------------------------------------------------ */
@@ -234,6 +254,11 @@ int tp_trust_run(int argc, char **argv, int *rc)
         *rc = 0;
     }
     else if (!strcmp(mode, "crash") && argc == 4) *rc = run_crash(argv[2], atoi(argv[3]));
+    else if (!strcmp(mode, "stacks") && argc == 3) {
+        int d = atoi(argv[2]);
+        for (unsigned p = 0; p < (1u << d); p++) tp_trust_step(d, p);
+        *rc = 0;
+    }
     else if (!strcmp(mode, "execself") && argc == 4) *rc = run_execself(atoi(argv[2]), atoi(argv[3]), argv);
     else return 0;
     return 1;
