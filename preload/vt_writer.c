@@ -127,7 +127,7 @@ static size_t compress_chunk(size_t len, uint8_t *out, size_t cap)
         size_t left;
         do {
             left = ZSTD_compressStream2(c, &o, &in, how);
-            if (ZSTD_isError(left)) return 0;
+            if (ZSTD_isError(left) || (left && o.pos == o.size)) return 0;  /* no room: an error */
         } while (left != 0 || in.pos < in.size);
         if (how == ZSTD_e_end) return o.pos;
     }
