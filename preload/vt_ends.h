@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vt_ends.h - the trace's durable ends: fatal signals, _exit/_Exit and exec write out
  * what is queued before the process (or its image) goes (vt_ends.c). */
 #ifndef VT_ENDS_H

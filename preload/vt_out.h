@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vt_out.h - the trace file and its descriptor: created without following or
  * truncating anything, kept at a high number, and written only while it is still ours.
  * Used by vt_init.c (create), vt_writer.c (write, close) and vt_hook_fd.c (the program's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tp_trust.h - tp_linked's sections for issue 17 (tp_trust.c). */
 #ifndef TP_TRUST_H
 #define TP_TRUST_H
