@@ -37,7 +37,7 @@
 
 #define VT_SKIP_MAX   6           /* our own frames above the caller, at most */
 #define VT_NODES_MAX  (1u << 30)  /* stack tree nodes, at most */
-#define VT_LEAF_CAP   (1u << 20)  /* table 1 slots at the start (filled to half at most) */
+#define VT_LEAF_CAP   (1u << 19)  /* table 1 slots at the start (filled to half at most) */
 #define VT_NODE_CAP   (1u << 21)  /* table 2 slots at the start (2 per node) */
 
 typedef struct {
