@@ -24,6 +24,8 @@ typedef struct {
     uint32_t ring_slots;          /* power of two */
     int      rank;                /* RANK, else LOCAL_RANK, else -1 */
     int      descendant;          /* started by exec from a traced process */
+    int      drop_ms;             /* VRAMTRACE_DROP_MS: a full ring drops after this; 0 = never */
+    int      readable;            /* VRAMTRACE_READABLE=1: the trace is created 0644, not 0600 */
 } vt_config;
 
 #endif /* VT_CONFIG_H */

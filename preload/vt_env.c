@@ -99,6 +99,10 @@ int vt_env_parse(vt_config *cfg)
     uint32_t slots = 1024;
     while (slots < (uint64_t)v) slots <<= 1;
     cfg->ring_slots = slots;
+    if (parse_num("VRAMTRACE_DROP_MS", 0, 3600000, 0, &v)) return -1;
+    cfg->drop_ms = (int)v;
+    if (parse_num("VRAMTRACE_READABLE", 0, 1, 0, &v)) return -1;
+    cfg->readable = (int)v;
     cfg->rank = rank_from_env();
 
     const char *pat = env("VRAMTRACE_OUTPUT");

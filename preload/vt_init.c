@@ -8,16 +8,20 @@
  *                   created and its header written, the writer thread started. A
  *                   process that never allocates leaves no file.
  *   write error     -> OFF (the writer warns once and closes the file)
- *   exit            ACTIVE -> STOPPED: the writer drains, writes the trailer, closes
+ *   exit, _exit     ACTIVE -> STOPPED: the writer drains, writes the trailer, closes
+ *   fatal signal,   the writer drains and writes what is queued (vt_ends.c); tracing
+ *   exec            goes on (the program may survive the signal, the exec may fail)
  *   fork child      -> OFF, without touching anything the parent owns
  * Wrappers test the state with one load; below IDLE they are plain pass-throughs. */
 #include "vt_init.h"
 #include "vt_config.h"
 #include "vt_dlsym.h"
 #include "vt_elf.h"
+#include "vt_ends.h"
 #include "vt_env.h"
 #include "vt_format.h"
 #include "vt_global.h"
+#include "vt_out.h"
 #include "vt_py.h"
 #include "vt_record.h"
 #include "vt_ring.h"
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Serializes the one start of the trace; never held across a driver or loader call. */
@@ -84,20 +89,7 @@ static int read_file(const char *path, char *buf, size_t n)
     return (int)got;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int write_header(int fd)
+static int write_header(void)
 {
     char host[256] = "", exe[VT_PATH_MAX] = "";
     static char cmd[65536];  /* start path only, under vt_start_mu */
@@ -123,10 +115,10 @@ static int write_header(int fd)
     h.rank = vt_g.cfg.rank;
     h.flags = vt_g.cfg.free_stacks ? VT_HDR_FREE_STACKS : 0;
 
-    if (write_all(fd, &h, sizeof h)) return -1;
+    if (vt_out_write(&h, sizeof h)) return -1;
     const char *blobs[3] = { host, exe, cmd };
     for (int i = 0; i < 3; i++)
-        if (write_all(fd, &lens[i], 4) || write_all(fd, blobs[i], lens[i])) return -1;
+        if (vt_out_write(&lens[i], 4) || vt_out_write(blobs[i], lens[i])) return -1;
     return 0;
 }
 
@@ -136,24 +128,28 @@ static int start_locked(void)
         vt_warn("cannot map the event ring or the stack tables; tracing disabled");
         return -1;
     }
-    if (vt_env_expand(&vt_g.cfg, vt_g.path, sizeof vt_g.path)) {
+    char want[VT_PATH_MAX];
+    if (vt_env_expand(&vt_g.cfg, want, sizeof want)) {
         vt_warn("output path too long; tracing disabled");
         return -1;
     }
-    int fd = open(vt_g.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        vt_warn("cannot create %s: %s; tracing disabled", vt_g.path, strerror(errno));
+    int renamed, quiet;
+    if (vt_out_create(want, vt_g.cfg.readable, vt_g.path, sizeof vt_g.path, &renamed, &quiet) < 0) {
+        vt_warn("cannot create %s: %s; tracing disabled", want,
+                errno == EEXIST ? "it and 99 numbered names exist" : strerror(errno));
         return -1;
     }
-    if (write_header(fd)) {
+    /* An exec chain in one pid finds its earlier image's trace: no warning for that. */
+    if (renamed && !quiet) vt_warn("%s exists; it is left alone and the trace goes to %s", want, vt_g.path);
+    if (write_header()) {
         vt_warn("cannot write %s: %s; tracing disabled", vt_g.path, strerror(errno));
-        close(fd);
+        vt_out_close();
         return -1;
     }
     vt_py_try_init();  /* a Python process: its frames go into the stacks */
-    if (vt_writer_start(fd)) {
+    if (vt_writer_start()) {
         vt_warn("cannot start the writer thread; tracing disabled");
-        close(fd);
+        vt_out_close();
         return -1;
     }
     vt_writer_running = 1;
@@ -198,8 +194,19 @@ static void vt_finish(void)
     if (expect == VT_ST_IDLE) atomic_store(&vt_g.state, VT_ST_STOPPED);
     int running = vt_writer_running;
     pthread_mutex_unlock(&vt_start_mu);
-    if (running) vt_writer_stop();
+    if (running) vt_writer_stop(1);
     if (running) vt_stats_print();
+}
+
+/* _exit/_Exit (vt_ends.c): the same end, but async-signal-safe (it may run in a signal
+ * handler): no lock, no join; a start in progress is left as it is. */
+void vt_finish_now(void)
+{
+    if (atomic_load(&vt_g.forked) || getpid() != vt_g.pid) return;
+    if (atomic_exchange(&vt_finished, 1)) return;
+    int expect = VT_ST_ACTIVE;
+    if (atomic_compare_exchange_strong(&vt_g.state, &expect, VT_ST_STOPPED)) vt_writer_stop(0);
+    else if (expect == VT_ST_IDLE) atomic_store(&vt_g.state, VT_ST_STOPPED);
 }
 
 static void vt_atexit(void) { vt_finish(); }
@@ -229,6 +236,15 @@ __attribute__((constructor)) static void vt_constructor(void)
     vt_g.start_mono_ns = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
     vt_g.start_real_ns = (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec;
     vt_g.pid = getpid();
+    vt_ends_init();
+    /* A setuid or setgid program (the loader only preloads us from a system folder
+     * then): writing a file chosen by the invoking user with the program's rights would
+     * be a hole. Say so once and stay out. */
+    if (getauxval(AT_SECURE)) {
+        vt_warn("setuid/setgid program (AT_SECURE): not traced");
+        atomic_store(&vt_g.state, VT_ST_OFF);
+        return;
+    }
     dl_iterate_phdr(self_cb, (void *)(uintptr_t)&vt_constructor);
     vt_elf_init();
     (void)vt_real_dlsym(RTLD_DEFAULT, "");  /* resolves glibc's dlsym before threads exist */
@@ -243,5 +259,6 @@ __attribute__((constructor)) static void vt_constructor(void)
     vt_py_init();
     pthread_atfork(NULL, NULL, vt_fork_child);
     atexit(vt_atexit);
+    vt_ends_arm();
     atomic_store(&vt_g.state, VT_ST_IDLE);
 }

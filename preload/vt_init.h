@@ -11,5 +11,7 @@ int vt_start(void);
 
 /* Turns tracing off after an I/O error (called by the writer thread). */
 void vt_disable(void);
+/* _exit's end of the trace (async-signal-safe). */
+void vt_finish_now(void);
 
 #endif /* VT_INIT_H */

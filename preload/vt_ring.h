@@ -26,5 +26,10 @@ uint64_t vt_ring_lost(void);
 void     vt_ring_wake(void);
 uint32_t vt_ring_bell(void);
 void     vt_ring_wait(uint32_t seen, int ms);
+/* The writer says whether it runs and writes: a producer facing a full ring waits for
+ * it only while it does (vt_ring.c). */
+void     vt_ring_consumer(int alive);
+/* The writer freed slots: producers waiting on a full ring may go on. */
+void     vt_ring_notify(void);
 
 #endif /* VT_RING_H */

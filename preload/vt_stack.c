@@ -20,8 +20,13 @@
  * Nothing is symbolized in the process: the analyzer does that offline from the
  * MODULE records.
  *
- * Both tables are mmap'ed (untouched pages cost nothing) and never grow: when full, the
- * stack id is 0 and a counter says how often. */
+ * Both tables are mmap'ed (untouched pages cost nothing) and grow by doubling when half
+ * full, under the mutex: table 2 is only used there, so it is rehashed and the old one
+ * unmapped; table 1 is read without the lock, so the new one is filled, then published
+ * with one pointer store, and the old one is left mapped for readers still in it (all
+ * the old ones together are smaller than the current one). A reader that misses in an
+ * old table takes the mutex and finds the stack in the current one. Only past
+ * VT_NODES_MAX nodes (ids are 32 bits) does a stack get id 0, counted. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -41,9 +46,9 @@
 #include <sys/mman.h>
 
 #define VT_SKIP_MAX   6           /* our own frames above the caller, at most */
-#define VT_NODES_MAX  (1u << 20)  /* stack tree nodes */
-#define VT_LEAF_CAP   (1u << 20)  /* table 1 slots (filled to half at most) */
-#define VT_NODE_CAP   (1u << 21)  /* table 2 slots (2 per node) */
+#define VT_NODES_MAX  (1u << 30)  /* stack tree nodes, at most */
+#define VT_LEAF_CAP   (1u << 19)  /* table 1 slots at the start (filled to half at most) */
+#define VT_NODE_CAP   (1u << 21)  /* table 2 slots at the start (2 per node) */
 
 typedef struct {
     _Atomic uint64_t key;   /* 0 = empty */
@@ -57,27 +62,46 @@ typedef struct {
     uint32_t id;            /* 0 = empty */
 } vt_node_ent;
 
+/* Table 1: its size, then its slots. */
+typedef struct {
+    uint64_t    mask;
+    vt_leaf_ent ent[];
+} vt_leaf_tab;
+
 /* Process-wide stack tree: one trace per process, shared by all threads. */
 static struct {
-    vt_leaf_ent    *leaf;
+    _Atomic(vt_leaf_tab *) leaf;
     vt_node_ent    *node;
+    uint64_t        node_mask;
     pthread_mutex_t mu;       /* guards node, next_id, leaf inserts */
     uint32_t        next_id;
     uint32_t        nleaf;
     _Atomic uint64_t dropped;
 } vt_st = { .mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
 
+static void *map_zero(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static vt_leaf_tab *leaf_tab_new(uint64_t cap)
+{
+    vt_leaf_tab *t = map_zero(sizeof *t + cap * sizeof(vt_leaf_ent));
+    if (t) t->mask = cap - 1;
+    return t;
+}
+
 int vt_stack_init(void)
 {
     if (vt_g.cfg.depth <= 0) return 0;
-    void *a = mmap(NULL, VT_LEAF_CAP * sizeof(vt_leaf_ent), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (a == MAP_FAILED) return -1;
-    void *b = mmap(NULL, VT_NODE_CAP * sizeof(vt_node_ent), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (b == MAP_FAILED) { munmap(a, VT_LEAF_CAP * sizeof(vt_leaf_ent)); return -1; }
-    vt_st.leaf = a;
+    vt_leaf_tab *a = leaf_tab_new(VT_LEAF_CAP);
+    if (!a) return -1;
+    void *b = map_zero(VT_NODE_CAP * sizeof(vt_node_ent));
+    if (!b) { munmap(a, sizeof *a + VT_LEAF_CAP * sizeof(vt_leaf_ent)); return -1; }
+    atomic_store_explicit(&vt_st.leaf, a, memory_order_release);
     vt_st.node = b;
+    vt_st.node_mask = VT_NODE_CAP - 1;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     vt_memo_init();
     return vt_unwind_init();
@@ -113,30 +137,75 @@ static inline uint64_t node_hash(uint32_t parent, uint64_t ip)
  * ------------------------------------------------------------------------ */
 static uint32_t leaf_find(uint64_t h)
 {
-    uint64_t mask = VT_LEAF_CAP - 1;
+    vt_leaf_tab *t = atomic_load_explicit(&vt_st.leaf, memory_order_acquire);
+    uint64_t mask = t->mask;
     for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-        uint64_t k = atomic_load_explicit(&vt_st.leaf[i].key, memory_order_acquire);
-        if (k == h) return atomic_load_explicit(&vt_st.leaf[i].leaf, memory_order_relaxed);
+        uint64_t k = atomic_load_explicit(&t->ent[i].key, memory_order_acquire);
+        if (k == h) return atomic_load_explicit(&t->ent[i].leaf, memory_order_relaxed);
         if (k == 0) return 0;
     }
 }
 
 /* Under the mutex. The leaf id is stored before the key (release), so a reader that
  * sees the key sees the id. */
-static void leaf_insert(uint64_t h, uint32_t id)
+static void leaf_put(vt_leaf_tab *t, uint64_t h, uint32_t id)
 {
-    if (vt_st.nleaf >= VT_LEAF_CAP / 2) return; /* full: the tree walk still works */
-    uint64_t mask = VT_LEAF_CAP - 1;
-    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-        uint64_t k = atomic_load_explicit(&vt_st.leaf[i].key, memory_order_relaxed);
+    for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        uint64_t k = atomic_load_explicit(&t->ent[i].key, memory_order_relaxed);
         if (k == h) return;
         if (k == 0) {
-            atomic_store_explicit(&vt_st.leaf[i].leaf, id, memory_order_relaxed);
-            atomic_store_explicit(&vt_st.leaf[i].key, h, memory_order_release);
+            atomic_store_explicit(&t->ent[i].leaf, id, memory_order_relaxed);
+            atomic_store_explicit(&t->ent[i].key, h, memory_order_release);
             vt_st.nleaf++;
             return;
         }
     }
+}
+
+/* Under the mutex: table 1 twice as big, filled, then published (see the top). */
+static int leaf_grow(void)
+{
+    vt_leaf_tab *old = atomic_load_explicit(&vt_st.leaf, memory_order_relaxed);
+    vt_leaf_tab *t = leaf_tab_new((old->mask + 1) * 2);
+    if (!t) return -1;
+    vt_st.nleaf = 0;
+    for (uint64_t i = 0; i <= old->mask; i++) {
+        uint64_t k = atomic_load_explicit(&old->ent[i].key, memory_order_relaxed);
+        if (k) leaf_put(t, k, atomic_load_explicit(&old->ent[i].leaf, memory_order_relaxed));
+    }
+    atomic_store_explicit(&vt_st.leaf, t, memory_order_release);
+    return 0;
+}
+
+static void leaf_insert(uint64_t h, uint32_t id)
+{
+    vt_leaf_tab *t = atomic_load_explicit(&vt_st.leaf, memory_order_relaxed);
+    if (vt_st.nleaf >= (t->mask + 1) / 2) {
+        /* no memory for a bigger one: the tree walk under the mutex still finds it */
+        if (leaf_grow()) return;
+        t = atomic_load_explicit(&vt_st.leaf, memory_order_relaxed);
+    }
+    leaf_put(t, h, id);
+}
+
+/* Under the mutex: table 2 twice as big, rehashed; the old one is unmapped (only the
+ * mutex's holder ever reads it). */
+static int node_grow(void)
+{
+    uint64_t cap = (vt_st.node_mask + 1) * 2;
+    vt_node_ent *n = map_zero(cap * sizeof *n);
+    if (!n) return -1;
+    for (uint64_t i = 0; i <= vt_st.node_mask; i++) {
+        vt_node_ent *e = &vt_st.node[i];
+        if (!e->id) continue;
+        uint64_t j = node_hash(e->parent, e->ip) & (cap - 1);
+        while (n[j].id) j = (j + 1) & (cap - 1);
+        n[j] = *e;
+    }
+    munmap(vt_st.node, (vt_st.node_mask + 1) * sizeof *n);
+    vt_st.node = n;
+    vt_st.node_mask = cap - 1;
+    return 0;
 }
 
 /* Node values of the three frame kinds share one table: Python and scope values (small
@@ -147,7 +216,10 @@ static void leaf_insert(uint64_t h, uint32_t id)
 /* Under the mutex: the node (parent, value), created (and queued) if new; 0 when full. */
 static uint32_t node_get(uint32_t parent, uint64_t value)
 {
-    uint64_t mask = VT_NODE_CAP - 1;
+    /* at most half full: grow first (a failed grow goes on while there is room) */
+    if ((uint64_t)vt_st.next_id * 2 > vt_st.node_mask + 1 && node_grow()
+        && (uint64_t)vt_st.next_id + 1 >= vt_st.node_mask) return 0;
+    uint64_t mask = vt_st.node_mask;
     for (uint64_t i = node_hash(parent, value) & mask;; i = (i + 1) & mask) {
         vt_node_ent *e = &vt_st.node[i];
         if (e->id == 0) {
@@ -311,7 +383,7 @@ static __attribute__((noinline)) int unwind_slow(void **ips, uintptr_t *sps, int
 uint32_t vt_stack_capture(void)
 {
     int depth = vt_g.cfg.depth;
-    if (depth <= 0 || !vt_st.leaf) return 0;
+    if (depth <= 0 || !atomic_load_explicit(&vt_st.leaf, memory_order_relaxed)) return 0;
     void *buf[VT_DEPTH_MAX + VT_SKIP_MAX];
     uintptr_t spbuf[VT_DEPTH_MAX + VT_SKIP_MAX];
     vt_memo *m = NULL;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -205,23 +206,50 @@ static int have(const found *f, size_t n, const char *path)
     return 0;
 }
 
-/* A file is one of ours when it is a trace written since the command started (its
- * modification time; a second of slack for coarse file system clocks). */
-static int trace_since(const char *path, uint64_t start_rt, uint32_t *pid)
+/* When the command ran (CLOCK_REALTIME ns), and its pid: a trace is one of ours only
+ * when its header says it started in that window, and (for the command's own name) in
+ * that pid. */
+typedef struct {
+    uint64_t start_rt, end_rt;
+    uint32_t pid;          /* 0: any pid (descendants' files) */
+} run_window;
+
+/* Seconds of slack for clocks: the recorder reads the time after the exec. */
+#define RUN_SLACK_NS 1000000000ull
+
+/* What a candidate file turned out to be. */
+enum { F_NONE, F_OURS, F_EMPTY, F_FOREIGN };
+
+/* A file is one of ours when it is a regular file of our user, modified since the command
+ * started, and a trace whose header names a start inside the run (and the command's pid
+ * when w->pid is set): a file planted by someone else, or left by an earlier run, is not
+ * summarized as this run's. F_EMPTY: ours by owner and time, but no whole header (the
+ * disk was full, or the recorder died at its start). */
+static int trace_since(const char *path, const run_window *w, uint32_t *pid)
 {
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (lstat(path, &st) != 0) return F_NONE;
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) return F_FOREIGN;
     uint64_t mt = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-    if (mt + 1000000000ull < start_rt) return 0;
+    if (mt + RUN_SLACK_NS < w->start_rt) return F_FOREIGN;
     vt_reader rd;
     char msg[256];
-    if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) return 0;
+    if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK)
+        return st.st_size < (off_t)sizeof(vt_file_header) + 12 ? F_EMPTY : F_FOREIGN;
     *pid = rd.hdr.pid;
+    uint64_t t = rd.hdr.start_realtime_ns;
     vt_reader_close(&rd);
-    return 1;
+    if (t + RUN_SLACK_NS < w->start_rt || t > w->end_rt + RUN_SLACK_NS) return F_FOREIGN;
+    if (w->pid && *pid != w->pid) return F_FOREIGN;
+    return F_OURS;
 }
 
-static size_t add_glob(found *f, size_t n, size_t max, const char *pattern, uint64_t start_rt, int digits_after)
+/* Files that looked like this run's but held no trace: the first one's path, and how
+ * many (said when no trace was found). */
+static char g_empty[RUN_PATH];
+static int g_nempty;
+
+static size_t add_glob(found *f, size_t n, size_t max, const char *pattern, const run_window *w, int digits_after)
 {
     glob_t g;
     if (glob(pattern, 0, NULL, &g) != 0) return n;
@@ -232,7 +260,10 @@ static size_t add_glob(found *f, size_t n, size_t max, const char *pattern, uint
             if (!dot || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1)) continue;
         }
         uint32_t pid;
-        if (have(f, n, p) || !trace_since(p, start_rt, &pid)) continue;
+        if (have(f, n, p)) continue;
+        int k = trace_since(p, w, &pid);
+        if (k == F_EMPTY && !g_nempty++) snprintf(g_empty, sizeof g_empty, "%s", p);
+        if (k != F_OURS) continue;
         snprintf(f[n].path, sizeof f[n].path, "%s", p);
         f[n].pid = pid;
         n++;
@@ -304,11 +335,56 @@ static void summary(found *f, size_t n)
     free(paths);
 }
 
+/* Why no trace was found, as precisely as can be told from outside. */
+static void no_trace(const char *cmd, const char *path, const char *cwd)
+{
+    char dir[RUN_PATH];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    struct statvfs vs;
+    int full = statvfs(slash ? dir : ".", &vs) == 0 && vs.f_bavail == 0;
+    if (g_nempty)
+        fprintf(stderr, "vramtrace: no trace was written: %s was created but holds no trace header (%s; "
+                "see the recorder's warning above)\n", shown(g_empty, cwd),
+                full ? "the disk is full" : "the recorder could not write it");
+    else if (full)
+        fprintf(stderr, "vramtrace: no trace was written: the disk holding %s is full (see the recorder's "
+                "warning above)\n", slash ? dir : ".");
+    else
+        fprintf(stderr, "vramtrace: no trace was written: %s made no CUDA allocation call, or the "
+                "recorder did not load or could not create its file (looked for %s)\n", cmd, shown(path, cwd));
+}
+
+/* The loader ignores LD_PRELOAD for a setuid or setgid program (AT_SECURE), unless the
+ * library sits in a system folder; even then the recorder refuses to trace it. */
+static void warn_setuid(const char *cmd)
+{
+    char found[PATH_MAX];
+    const char *p = cmd;
+    if (!strchr(cmd, '/')) {
+        const char *path = getenv("PATH");
+        p = NULL;
+        for (const char *d = path ? path : "/usr/bin:/bin"; d && *d;) {
+            const char *e = strchr(d, ':');
+            size_t len = e ? (size_t)(e - d) : strlen(d);
+            snprintf(found, sizeof found, "%.*s/%s", (int)len, d, cmd);
+            if (access(found, X_OK) == 0) { p = found; break; }
+            d = e ? e + 1 : NULL;
+        }
+    }
+    struct stat st;
+    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
+        fprintf(stderr, "vramtrace: run: %s is setuid/setgid: the loader does not preload the recorder "
+                "into it, so it runs untraced\n", cmd);
+}
+
 /* ------------------------------------------------------------------------ *
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-summary]\n"
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--readable]\n"
+    "                     [--no-summary]\n"
     "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
@@ -320,19 +396,20 @@ static const char usage[] =
     "                        docs/python.md)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
+    "  --readable            create the traces readable by all (0644; default 0600)\n"
     "  --no-summary          only say where the trace went\n";
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_SUMMARY, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_READABLE, O_NO_SUMMARY, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
-        { "torch-modules", 0, 0, O_TORCH_MODULES },
+        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "readable", 0, 0, O_READABLE },
         { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
-    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_summary = 0;
+    int has_depth = 0, per_tensor = 0, torch_modules = 0, readable = 0, no_summary = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -350,6 +427,7 @@ int vt_cmd_run(int argc, char **argv)
         case O_DEPTH: if (vt_args_uint(&a, "--depth", v, 256, &depth)) return 2; has_depth = 1; break;
         case O_PER_TENSOR: per_tensor = 1; break;
         case O_TORCH_MODULES: torch_modules = 1; break;
+        case O_READABLE: readable = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
@@ -384,12 +462,13 @@ int vt_cmd_run(int argc, char **argv)
         snprintf(d, sizeof d, "%u", (unsigned)depth);
         bad = bad || set_env("VRAMTRACE_DEPTH", d);
     }
-    bad = bad || set_nvtx(lib) || (torch_modules && set_torch_hook(lib));
+    bad = bad || set_nvtx(lib) || (torch_modules && set_torch_hook(lib)) || (readable && set_env("VRAMTRACE_READABLE", "1"));
     if (per_tensor)
         bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||
               set_env("TF_GPU_ALLOCATOR", "cuda_malloc_async");
     if (bad) return 2;
 
+    warn_setuid(cmd[0]);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t start_rt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -441,6 +520,10 @@ int vt_cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    run_window win = { start_rt, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint32_t)pid };
+    run_window any = win;
+    any.pid = 0;
 
     /* The traces: the child's own, <path>.<pid> of descendants that inherited a pattern
      * without %p, and for %p patterns any trace that matches the pattern and started
@@ -452,22 +535,27 @@ int vt_cmd_run(int argc, char **argv)
     char path[RUN_PATH], pat[RUN_PATH + 4];
     expand(abs_pattern, pid, path, sizeof path);
     uint32_t tpid;
-    if (trace_since(path, start_rt, &tpid)) {
+    int k = trace_since(path, &win, &tpid);
+    if (k == F_OURS) {
         snprintf(f[n].path, sizeof f[n].path, "%s", path);
         f[n++].pid = tpid;
+    } else if (k == F_EMPTY && !g_nempty++) {
+        snprintf(g_empty, sizeof g_empty, "%s", path);
+    } else if (k == F_FOREIGN) {
+        fprintf(stderr, "vramtrace: %s is not this run's trace (another user's, older, or not a trace): "
+                "left alone\n", shown(path, cwd));
     }
+    /* <path>.N: descendants' files, and the next names the recorder took when one was
+     * in use (an exec chain in one pid, a planted file). */
     snprintf(pat, sizeof pat, "%s.*", path);
-    n = add_glob(f, n, MAXF, pat, start_rt, 1);
+    n = add_glob(f, n, MAXF, pat, &any, 1);
     if (strstr(abs_pattern, "%p") || strstr(abs_pattern, "%h") || strstr(abs_pattern, "%r")) {
         expand(abs_pattern, 0, pat, sizeof pat);
-        n = add_glob(f, n, MAXF, pat, start_rt, 0);
+        n = add_glob(f, n, MAXF, pat, &any, 0);
     }
     if (n > 1) qsort(f + 1, n - 1, sizeof *f, by_pid);
 
-    if (!n) {
-        fprintf(stderr, "vramtrace: no trace was written: %s made no CUDA allocation call, or the "
-                "recorder did not load (looked for %s)\n", cmd[0], shown(path, cwd));
-    }
+    if (!n) no_trace(cmd[0], path, cwd);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         char b[VT_UNITS_BUF];

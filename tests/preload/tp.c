@@ -108,7 +108,10 @@ void tp_init(int argc, char **argv, int exec_child)
     const char *dir = getenv("TP_EXPECT_DIR");
     if (!dir || !*dir) return;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%d.expect", dir, (int)getpid());
+    /* TP_EXPECT_TAG: one pid, several images (an exec chain), one log each. */
+    const char *tag = getenv("TP_EXPECT_TAG");
+    if (tag && *tag) snprintf(path, sizeof path, "%s/%d.%s.expect", dir, (int)getpid(), tag);
+    else snprintf(path, sizeof path, "%s/%d.expect", dir, (int)getpid());
     g_log = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (g_log < 0) tp_die("cannot write %s", path);
     struct timespec ts;
@@ -133,9 +136,14 @@ void tp_init(int argc, char **argv, int exec_child)
     if (!pat || !*pat) pat = "vramtrace-%p.vtrace";
     char tpath[PATH_MAX], cwd[PATH_MAX];
     expand_pattern(pat, exec_child, tpath, sizeof tpath);
-    if (tpath[0] != '/' && getcwd(cwd, sizeof cwd)) logf_locked("T %s/%s\n", cwd, tpath);
-    else logf_locked("T %s\n", tpath);
+    /* TP_TRACE_SUFFIX: the name the recorder must take when the pattern's is taken. */
+    const char *suffix = getenv("TP_TRACE_SUFFIX");
+    if (!suffix) suffix = "";
+    if (tpath[0] != '/' && getcwd(cwd, sizeof cwd)) logf_locked("T %s/%s%s\n", cwd, tpath, suffix);
+    else logf_locked("T %s%s\n", tpath, suffix);
 }
+
+int tp_log_fd(void) { return g_log; }
 
 /* ------------------------------------------------------------------------ *
  *  Calling functions: address range, load bias and module, written once

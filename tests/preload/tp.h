@@ -110,6 +110,8 @@ int tp_api_from_getproc(tp_api *a, void *getproc, int getproc_is_v2, cuuint64_t 
 /* Opens the log (TP_EXPECT_DIR unset: no log, only the self-check). exec_child: this
  * process was exec'ed by a traced process, so an output pattern without %p gains .pid. */
 void tp_init(int argc, char **argv, int exec_child);
+/* The log's descriptor (-1: none): a program that closes every descriptor spares it. */
+int tp_log_fd(void);
 /* The thread's current device, as the program set it (records must carry it). */
 void tp_set_device(int dev);
 /* A call of the allocation API that is about to be made through slot id (checked

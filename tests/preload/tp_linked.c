@@ -15,6 +15,7 @@
  *   tp_linked nocuda          never calls CUDA */
 #define _GNU_SOURCE
 #include "tp.h"
+#include "tp_trust.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -333,6 +334,9 @@ int main(int argc, char **argv)
     /* the fake driver counts the paused calls, which the trace rightly lacks: its
      * tallies are not compared (tp_finish); the records still are, one by one */
     else if (strcmp(mode, "pause") == 0) return tp_pause_run();
+    else if (tp_trust_run(argc, argv, &rc)) {
+        if (TP_TRUST_UNLOGGED(mode)) return rc;
+    }
     else
         for (int i = 1; i < argc; i++)
             if (ex_run(argv[i], &g_api) < 0) tp_die("unknown section %s", argv[i]);

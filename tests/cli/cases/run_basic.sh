@@ -4,5 +4,5 @@
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 "$VRAMTRACE" run -o out-%p.vtrace -- "$VT_GEN" as-recorder 2> err
 echo "exit $?"
-sed -E "s/out-[0-9]+\.vtrace/out-PID.vtrace/g; s/, [0-9.]+ [KMG]?i?B\)/, SIZE)/" err
+sed -E "s/pid [0-9]+/pid PID/g; s/out-[0-9]+\.vtrace/out-PID.vtrace/g; s/, [0-9.]+ [KMG]?i?B\)/, SIZE)/" err
 ls out-*.vtrace | sed -E "s/[0-9]+/PID/"

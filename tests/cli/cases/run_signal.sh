@@ -3,4 +3,4 @@
 export VRAMTRACE_LIB="$VT_PLUMB_LIB"
 "$VRAMTRACE" run --no-summary -o k-%p.vtrace -- "$VT_GEN" as-recorder --kill 2> err
 echo "exit $?"
-sed -E "s/k-[0-9]+\.vtrace/k-PID.vtrace/g; s/, [0-9.]+ [KMG]?i?B\)/, SIZE)/" err
+sed -E "s/pid [0-9]+/pid PID/g; s/k-[0-9]+\.vtrace/k-PID.vtrace/g; s/, [0-9.]+ [KMG]?i?B\)/, SIZE)/" err
