@@ -32,7 +32,7 @@ replay() {  # BUILD: median thread-CPU ns per event of the replay
 report() {  # BUILD: wall seconds of `vramtrace report`
     local t0 t1
     t0=$(date +%s.%N)
-    VRAMTRACE_NO_PROGRESS=1 "$1/bin/vramtrace" report "$W/gen.vtrace" > /dev/null
+    VRAMTRACE_NO_PROGRESS=1 "$1/bin/vramtrace" report "$W/gen.vtrace" > /dev/null 2>&1
     t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc -l
 }
