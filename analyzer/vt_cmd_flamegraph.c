@@ -1,4 +1,4 @@
-/* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE -o FILE.html|FILE.svg`: the call
+/* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE [-o FILE.html|FILE.svg]`: the call
  * tree of the sites weighted by bytes at the peak, allocated, or leaked
  * (docs/pictures.md). */
 #include "vt_cmds.h"
@@ -14,12 +14,13 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: vramtrace flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]\n"
+    "usage: vramtrace flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]\n"
     "                            [--device N|all] [--flame] [--format html|svg] [--title TEXT]\n"
     "  The call stacks of the allocations as an icicle graph (outermost frame at the top;\n"
     "  --flame puts it at the bottom), each frame as wide as the bytes under it: live at\n"
     "  the peak (default), allocated over the whole run, or leaked (live at the end).\n"
-    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n";
+    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n"
+    "  Without -o: TRACE's name with .flamegraph.html (.svg with --format svg) here.\n";
 
 int vt_cmd_flamegraph(int argc, char **argv)
 {
@@ -63,7 +64,11 @@ int vt_cmd_flamegraph(int argc, char **argv)
         }
     }
     if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
-    if (!out) { vt_args_error(&a, "missing -o FILE (.html or .svg)"); return 2; }
+    char defout[512];
+    if (!out) {
+        vt_export_default_out(defout, sizeof defout, path, "flamegraph", svg == 1);
+        out = defout;
+    }
     if (svg < 0) svg = vt_export_is_svg(out);
 
     vt_analysis an;

@@ -11,6 +11,7 @@
 #include "vt_units.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -27,7 +28,14 @@
 /* ------------------------------------------------------------------------ *
  *  Environment of the child
  * ------------------------------------------------------------------------ */
-/* Finds the recorder: VRAMTRACE_LIB, else ../lib/libvramtrace.so next to this binary. */
+/* Where `cmake --install` puts the recorder, relative to the binary's folder (set by
+ * CMake from GNUInstallDirs: ../lib/x86_64-linux-gnu/vramtrace on Debian's /usr). */
+#ifndef VT_INSTALL_LIB_REL
+#define VT_INSTALL_LIB_REL "../lib/vramtrace"
+#endif
+
+/* Finds the recorder: VRAMTRACE_LIB, else ../lib/libvramtrace.so next to this binary (the
+ * build tree and the Python wheel), else the installed library folder. */
 static int find_lib(char *out, size_t n)
 {
     const char *env = getenv("VRAMTRACE_LIB");
@@ -42,7 +50,9 @@ static int find_lib(char *out, size_t n)
             return -1;
         }
         exe[k] = 0;
-        snprintf(want, sizeof want, "%s/../lib/libvramtrace.so", dirname(exe));
+        const char *dir = dirname(exe);
+        snprintf(want, sizeof want, "%s/%s/libvramtrace.so", dir, VT_INSTALL_LIB_REL);
+        if (access(want, R_OK) != 0) snprintf(want, sizeof want, "%s/../lib/libvramtrace.so", dir);
     }
     char real[PATH_MAX];
     if (!realpath(want, real) || access(real, R_OK) != 0) {
@@ -408,25 +418,43 @@ int vt_cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
+    /* A command that cannot start is one error, not also "no trace was written": the
+     * child sends exec's errno through a close-on-exec pipe, which a successful exec
+     * closes empty. */
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        fprintf(stderr, "vramtrace: run: pipe: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        return 2;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "vramtrace: run: fork: %s\n", strerror(errno));
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        close(ep[0]);
+        close(ep[1]);
         return 2;
     }
     if (pid == 0) {
+        close(ep[0]);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGHUP, &old_hup, NULL);
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
         execvp(cmd[0], cmd);
         int e = errno;
-        fprintf(stderr, "vramtrace: run: cannot run '%s': %s\n", cmd[0], strerror(e));
+        if (write(ep[1], &e, sizeof e) < 0) { /* the parent then sees a plain exit */ }
         _exit(e == ENOENT ? 127 : 126);
     }
+    close(ep[1]);
     child_pid = pid;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
+    close(ep[0]);
+    if (got != (ssize_t)sizeof exec_errno) exec_errno = 0;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
@@ -440,6 +468,11 @@ int vt_cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    if (exec_errno) {
+        fprintf(stderr, "vramtrace: run: cannot run '%s': %s%s\n", cmd[0], strerror(exec_errno),
+                exec_errno == ENOENT && !strchr(cmd[0], '/') ? " (not found in PATH)" : "");
+        return rc;
+    }
 
     /* The traces: the child's own, <path>.<pid> of descendants that inherited a pattern
      * without %p, and for %p patterns any trace that matches the pattern and started
