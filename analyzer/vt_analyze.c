@@ -153,7 +153,10 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
             fprintf(stderr, "vramtrace: out of memory\n");
             return 2;
         }
-        if (o) t->rp->stop_time = o->stop_time;
+        if (o) {
+            t->rp->stop_time = o->stop_time;
+            t->rp->stop_mark = o->stop_mark;
+        }
         t->rp->global = &a->global;
         if (vt_cat_wanted(o ? o->cat : NULL)) t->rp->catlog = calloc(1, sizeof *t->rp->catlog);
         total += t->rd.file_size;

@@ -92,7 +92,7 @@ int vt_cmd_export(int argc, char **argv)
         vt_args_error(&a, "pprof output is binary: use -o FILE");
         return 2;
     }
-    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
    

@@ -272,7 +272,7 @@ static void summary(found *f, size_t n)
     char **paths = calloc(n, sizeof *paths);
     if (!paths) return;
     for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
-    vt_analyze_opts ao = { UINT64_MAX, 1, NULL };
+    vt_analyze_opts ao = { UINT64_MAX, 1, NULL, NULL };
     vt_analysis an;
     if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
         char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF];

@@ -102,7 +102,7 @@ int vt_cmd_timeline(int argc, char **argv)
     }
     if (svg < 0) svg = vt_export_is_svg(out);
 
-    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
    

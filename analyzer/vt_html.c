@@ -251,6 +251,17 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
         fputc('}', f);
         first = 0;
     }
+    /* The program's marks (vramtrace.mark()): a mark names a moment of every device. */
+    fputs("],\n\"marks\":[", f);
+    first = 1;
+    for (size_t i = 0; i < rp->nmarks; i++) {
+        const vt_mark *m = &rp->marks[i];
+        if (m->time < s->t0 || m->time > s->t1) continue;
+        fprintf(f, "%s{\"t\":%" PRIu64 ",\"name\":", first ? "" : ",", m->time);
+        vt_export_jstr(f, m->name);
+        fputc('}', f);
+        first = 0;
+    }
     fputs("]}\n", f);
     page_tail(f, vt_asset_vt_timeline_js);
     return 0;

@@ -41,6 +41,7 @@ void vt_replay_free(vt_replay *rp)
     free(rp->pyframes);
     free(rp->modules);
     free(rp->ooms);
+    free(rp->marks);
     if (rp->catlog) {
         vt_catlog_free(rp->catlog);
         free(rp->catlog);
@@ -630,6 +631,20 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
             rp->pause_t0 = UINT64_MAX;
         }
         break;
+    case VT_REC_MARK: {
+        if (rp->nmarks == rp->marks_cap) {
+            size_t cap = rp->marks_cap ? 2 * rp->marks_cap : 16;
+            vt_mark *m = realloc(rp->marks, cap * sizeof *m);
+            if (!m) { rp->nomem = 1; return; }
+            rp->marks = m;
+            rp->marks_cap = cap;
+        }
+        const char *name = vt_arena_strdup(&rp->arena, r->str ? r->str : "", r->str ? r->str_len : 0);
+        if (!name) { rp->nomem = 1; return; }
+        rp->marks[rp->nmarks++] = (vt_mark){ r->time_ns, name };
+        if (rp->stop_mark && rp->stop_time == UINT64_MAX && !strcmp(name, rp->stop_mark)) rp->stop_time = r->time_ns;
+        break;
+    }
     case VT_REC_TRAILER:
         rp->has_trailer = 1;
         rp->trailer_flags = r->flags;
@@ -663,7 +678,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_NVML: on_nvml(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_PAUSE) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_MARK) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }

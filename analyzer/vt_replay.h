@@ -135,6 +135,12 @@ typedef struct {
     uint64_t *snap_bytes;
 } vt_oom;
 
+/* A moment the program named (vramtrace.mark("epoch 2"), a MARK record). */
+typedef struct {
+    uint64_t time;              /* ns since the trace's start */
+    const char *name;           /* in the replay's arena */
+} vt_mark;
+
 /* NVML figures of one NVML index. */
 typedef struct {
     int      seen;
@@ -237,6 +243,10 @@ struct vt_replay {
 
     vt_oom *ooms;
     size_t nooms, ooms_cap;
+
+    vt_mark *marks;             /* MARK records, in file order */
+    size_t nmarks, marks_cap;
+    const char *stop_mark;      /* the first mark of this name sets stop_time (--at mark:NAME) */
 
     vt_nvml nvml[VT_NDEV];
 

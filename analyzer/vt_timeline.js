@@ -219,6 +219,19 @@
       ctx.beginPath(); ctx.moveTo(x - 6, M.t - 10); ctx.lineTo(x + 6, M.t - 10); ctx.lineTo(x, M.t); ctx.closePath(); ctx.fill();
     });
 
+    /* the program's marks (vramtrace.mark()): a dashed line, the name at its foot */
+    ctx.font = '11px system-ui, sans-serif';
+    (D.marks || []).forEach(function (m) {
+      if (m.t < view.a || m.t >= view.b) return;
+      var x = Math.round(X(m.t)) + 0.5;
+      ctx.strokeStyle = 'rgba(40,60,140,0.7)';
+      ctx.setLineDash([2, 3]);
+      ctx.beginPath(); ctx.moveTo(x, M.t); ctx.lineTo(x, M.t + PH); ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#283c8c';
+      ctx.fillText(m.name, Math.min(x + 3, M.l + PW - ctx.measureText(m.name).width), M.t + PH - 4);
+    });
+
     /* the peak */
     if (D.peak > 0 && D.peakT >= view.a && D.peakT < view.b && allShown) {
       var px = Math.round(X(D.peakT)) + 0.5, py = Y(D.peak);

@@ -37,6 +37,7 @@ class _Api:
     def __init__(self):
         me = ctypes.CDLL(None)
         self.set_recording = self._fn(me, "vramtrace_set_recording", ctypes.c_int, [ctypes.c_int])
+        self.recording = self._fn(me, "vramtrace_recording", ctypes.c_int, [])
         self.scope_push = self._fn(me, "vramtrace_scope_push", ctypes.c_int, [ctypes.c_char_p])
         self.scope_pop = self._fn(me, "vramtrace_scope_pop", ctypes.c_int, [])
         self.mark = self._fn(me, "vramtrace_mark", ctypes.c_int, [ctypes.c_char_p])
@@ -86,16 +87,10 @@ def _name(text, what):
 
 
 def is_recording():
-    """Whether allocations are being recorded now (False when not under the recorder)."""
-    f = _get().set_recording
-    if f is None:
-        return False
-    # set_recording answers with the state before the call: ask by setting it to what
-    # it already is (a resume while recording writes nothing).
-    was = f(1)
-    if was == 0:
-        f(0)
-    return was == 1
+    """Whether allocations are being recorded now (False when not under the recorder,
+    or paused)."""
+    f = _get().recording
+    return f is not None and f() == 1
 
 
 def pause():

@@ -46,7 +46,7 @@ def install(prefix=None, user=True):
 
 def explain(out):
     from vramtrace import is_recording, _get
-    if _get().set_recording is not None:
+    if _get().recording is not None and _get().recording() >= 0:
         state = "recording" if is_recording() else "paused"
         out("vramtrace: this kernel runs under the recorder (%s); vramtrace.mark(), pause(), resume() "
             "and region() work here. The trace is written when the kernel exits (restart or shut it down)."
