@@ -134,6 +134,12 @@ static void dump_rec(const vt_rec *r)
     case VT_REC_PAUSE:
         printf("pause t=%" PRIu64 " tid=%u paused=%" PRIu64 "\n", r->time_ns, r->tid, r->aux0);
         break;
+    case VT_REC_SYMBOL:
+        printf("symbol ip=0x%" PRIx64 " index=%" PRIu64 "/%" PRIu64, r->addr, r->aux0, r->aux1);
+        str_field("function", r->str, r->str_len);
+        str_field("file", (const char *)r->bytes, r->bytes_len);
+        printf(" line=%u\n", r->line);
+        break;
     case VT_REC_MARK:
         printf("mark t=%" PRIu64 " tid=%u", r->time_ns, r->tid);
         str_field("name", r->str, r->str_len);

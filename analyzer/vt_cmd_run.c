@@ -318,7 +318,7 @@ static void summary(found *f, size_t n)
  * ------------------------------------------------------------------------ */
 static const char usage[] =
     "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-summary]\n"
-    "                     -- CMD ARGS...\n"
+    "                     [--no-symbolize] -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
     "  -o, --output PATTERN  trace path; %p pid, %h host, %r rank, %% percent\n"
@@ -329,19 +329,23 @@ static const char usage[] =
     "                        docs/python.md)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
-    "  --no-summary          only say where the trace went\n";
+    "  --no-summary          only say where the trace went\n"
+    "  --no-symbolize        leave the frames unresolved in the trace (by default they\n"
+    "                        are resolved here as CMD exits, so it reads the same on\n"
+    "                        any host; vramtrace symbolize does it later)\n";
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_SUMMARY, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_SUMMARY, O_NO_SYMBOLIZE, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
         { "torch-modules", 0, 0, O_TORCH_MODULES },
-        { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "no-summary", 0, 0, O_NO_SUMMARY }, { "no-symbolize", 0, 0, O_NO_SYMBOLIZE }, { "help", 'h', 0, O_HELP },
+        { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
-    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_summary = 0;
+    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_summary = 0, no_symbolize = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -360,6 +364,7 @@ int vt_cmd_run(int argc, char **argv)
         case O_PER_TENSOR: per_tensor = 1; break;
         case O_TORCH_MODULES: torch_modules = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
+        case O_NO_SYMBOLIZE: no_symbolize = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -500,6 +505,9 @@ int vt_cmd_run(int argc, char **argv)
         fprintf(stderr, "vramtrace: no trace was written: %s made no CUDA allocation call, or the "
                 "recorder did not load (looked for %s)\n", cmd[0], shown(path, cwd));
     }
+    /* Self-contained traces: the binaries are here now, maybe not where the trace is read
+     * (docs/symbols.md). A trace cut short (a killed program) is left as it is. */
+    for (size_t i = 0; i < n && !no_symbolize; i++) vt_symbolize_one(f[i].path, 1);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         char b[VT_UNITS_BUF];

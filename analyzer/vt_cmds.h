@@ -13,5 +13,9 @@ int vt_cmd_check(int argc, char **argv);
 int vt_cmd_timeline(int argc, char **argv);
 int vt_cmd_flamegraph(int argc, char **argv);
 int vt_cmd_export(int argc, char **argv);
+int vt_cmd_symbolize(int argc, char **argv);
+/* Symbolizes one trace in place (vt_trace_symbols.h), saying so on stderr; `run` calls it as
+ * the program exits. Returns 0 or 2. */
+int vt_symbolize_one(const char *path, int quiet);
 
 #endif /* VT_CMDS_H */

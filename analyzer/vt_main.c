@@ -27,6 +27,8 @@ static const char usage[] =
     "                 bytes by call stack, as a flame (icicle) graph\n"
     "  export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]\n"
     "                 the trace for other tools\n"
+    "  symbolize TRACE...\n"
+    "                 resolve the frames with this host's binaries into the trace\n"
     "  dump TRACE     every record, one line each\n"
     "\n"
     "  vramtrace COMMAND --help for more; docs/cli.md has it all.\n";
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
         { "run", vt_cmd_run }, { "report", vt_cmd_report }, { "top", vt_cmd_top },
         { "diff", vt_cmd_diff }, { "check", vt_cmd_check }, { "dump", vt_cmd_dump },
         { "timeline", vt_cmd_timeline }, { "flamegraph", vt_cmd_flamegraph }, { "export", vt_cmd_export },
+        { "symbolize", vt_cmd_symbolize },
     };
     if (argc < 2) {
         fputs(usage, stderr);

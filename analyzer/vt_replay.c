@@ -42,6 +42,7 @@ void vt_replay_free(vt_replay *rp)
     free(rp->modules);
     free(rp->ooms);
     free(rp->marks);
+    free(rp->syms);
     if (rp->catlog) {
         vt_catlog_free(rp->catlog);
         free(rp->catlog);
@@ -631,6 +632,25 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
             rp->pause_t0 = UINT64_MAX;
         }
         break;
+    case VT_REC_SYMBOL: {
+        if (rp->nsyms == rp->syms_cap) {
+            size_t cap = rp->syms_cap ? 2 * rp->syms_cap : 1024;
+            vt_symrec *m = realloc(rp->syms, cap * sizeof *m);
+            if (!m) { rp->nomem = 1; return; }
+            rp->syms = m;
+            rp->syms_cap = cap;
+        }
+        vt_symrec *y = &rp->syms[rp->nsyms];
+        y->ip = r->addr;
+        y->index = (uint32_t)r->aux0;
+        y->count = (uint32_t)r->aux1;
+        y->line = r->line;
+        y->function = r->str_len ? vt_arena_strdup(&rp->arena, r->str, r->str_len) : NULL;
+        y->file = r->bytes_len ? vt_arena_strdup(&rp->arena, (const char *)r->bytes, r->bytes_len) : NULL;
+        if ((r->str_len && !y->function) || (r->bytes_len && !y->file)) { rp->nomem = 1; return; }
+        rp->nsyms++;
+        break;
+    }
     case VT_REC_MARK: {
         if (rp->nmarks == rp->marks_cap) {
             size_t cap = rp->marks_cap ? 2 * rp->marks_cap : 16;
@@ -678,7 +698,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_NVML: on_nvml(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_MARK) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_SYMBOL) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }

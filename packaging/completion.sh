@@ -27,7 +27,7 @@ values() {
             END {
                 for (i = 1; i <= NR; i++) {
                     s = line[i]
-                    while (match(s, /--[a-z][a-z-]* [A-Za-z|]+/)) {
+                    while (match(s, /--[a-z][a-z-]* [A-Za-z|:]+/)) {
                         m = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
                         split(m, p, " "); opt = p[1]; val = p[2]
                         if (seen[opt]++) continue
@@ -40,7 +40,10 @@ values() {
                             }
                         } else {
                             n = split(val, w, "|"); v = ""
-                            for (k = 1; k <= n; k++) if (w[k] ~ /^[a-z][a-z-]*$/) v = v " " w[k]
+                            for (k = 1; k <= n; k++) {
+                                if (w[k] ~ /^[a-z][a-z-]*$/) v = v " " w[k]
+                                else if (w[k] ~ /^[a-z]+:[A-Z]+$/) v = v " " substr(w[k], 1, index(w[k], ":"))
+                            }
                         }
                         if (v != "") printf "    \"%s %s\") COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", cmd, opt, substr(v, 2)
                     }
