@@ -46,6 +46,14 @@ if d:
     layers = {r["layer"]: r["bytes"] // MiB for r in d["devices"][0]["rows"]}
     if layers.get("eval") != 4 or layers.get("inner") != 16:
         fail.append("layers at the end: %r (want eval 4, inner 16)" % layers)
+# flamegraph --at: the stacks live at a mark, the same bytes as top.
+import os, tempfile
+with tempfile.TemporaryDirectory() as d:
+    svg = os.path.join(d, "f.svg")
+    run("flamegraph", trace, "--at", "mark:epoch 2", "-o", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    if "bytes live at mark &#39;epoch 2&#39;" not in text or ": 23.0 MiB;" not in text:
+        fail.append("flamegraph --at mark:epoch 2: subtitle not found or not 23.0 MiB")
 p = run("top", trace, "--at", "mark:epoch 9", rc=2)
 if "no mark 'epoch 9'" not in p.stderr or "'epoch 1'" not in p.stderr:
     fail.append("missing mark: %r" % p.stderr)
