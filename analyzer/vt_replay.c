@@ -633,13 +633,7 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         }
         break;
     case VT_REC_SYMBOL: {
-        if (rp->nsyms == rp->syms_cap) {
-            size_t cap = rp->syms_cap ? 2 * rp->syms_cap : 1024;
-            vt_symrec *m = realloc(rp->syms, cap * sizeof *m);
-            if (!m) { rp->nomem = 1; return; }
-            rp->syms = m;
-            rp->syms_cap = cap;
-        }
+        if (reserve((void **)&rp->syms, &rp->syms_cap, rp->nsyms, sizeof *rp->syms)) { rp->nomem = 1; return; }
         vt_symrec *y = &rp->syms[rp->nsyms];
         y->ip = r->addr;
         y->index = (uint32_t)r->aux0;
@@ -652,13 +646,7 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         break;
     }
     case VT_REC_MARK: {
-        if (rp->nmarks == rp->marks_cap) {
-            size_t cap = rp->marks_cap ? 2 * rp->marks_cap : 16;
-            vt_mark *m = realloc(rp->marks, cap * sizeof *m);
-            if (!m) { rp->nomem = 1; return; }
-            rp->marks = m;
-            rp->marks_cap = cap;
-        }
+        if (reserve((void **)&rp->marks, &rp->marks_cap, rp->nmarks, sizeof *rp->marks)) { rp->nomem = 1; return; }
         const char *name = vt_arena_strdup(&rp->arena, r->str ? r->str : "", r->str ? r->str_len : 0);
         if (!name) { rp->nomem = 1; return; }
         rp->marks[rp->nmarks++] = (vt_mark){ r->time_ns, name };
