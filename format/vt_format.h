@@ -79,6 +79,8 @@ typedef enum {
     VT_REC_TRAILER     = 16, /* last record of a cleanly ended trace */
     VT_REC_PYFRAME     = 17, /* a Python code location: file, function, line (string ids) */
     VT_REC_PAUSE       = 18, /* the program paused (aux0 = 1) or resumed (0) recording */
+    VT_REC_MARK        = 19, /* a moment the program named (vramtrace_mark): str */
+    VT_REC_SYMBOL      = 20, /* one frame of a symbolized address (vramtrace symbolize) */
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 

@@ -40,3 +40,11 @@ VT_EXPORT int vramtrace_set_recording(int on)
     pthread_mutex_unlock(&vt_control_mu);
     return !was;
 }
+
+/* Whether recording is on (1), paused (0), or -1 when this process is not being traced;
+ * changes nothing (vramtrace.is_recording() in Python). */
+VT_EXPORT int vramtrace_recording(void)
+{
+    if (atomic_load_explicit(&vt_g.state, memory_order_acquire) < VT_ST_IDLE) return -1;
+    return !atomic_load_explicit(&vt_g.paused, memory_order_acquire);
+}

@@ -7,6 +7,9 @@ pkgs=(build-essential cmake pkg-config libunwind-dev libzstd-dev libdw-dev libel
 # pictures and exports (docs/pictures.md): pprof needs protobuf-c and zlib; the tests in
 # tests/html need python3, xmllint, and Chromium for the HTML reports (tests/html/browser.py)
 pkgs+=(protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3 libxml2-utils chromium chromium-driver)
+# installing and packaging (packaging/, tests/install): groff renders the man page, dpkg-dev
+# finds the .deb's dependencies, patchelf and python3-venv make and try the Python wheel
+pkgs+=(groff-base dpkg-dev patchelf python3-venv)
 if [ "${VT_WITH_HEAPTRACK:-0}" = 1 ]; then pkgs+=(heaptrack time); fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -127,6 +127,8 @@ static void add_search_dirs(vt_sym *sym)
     free(copy);
 }
 
+static int add_known(vt_sym *s, const vt_replay *rp);
+
 int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
 {
     memset(a, 0, sizeof *a);
@@ -154,7 +156,10 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
             fprintf(stderr, "vramtrace: out of memory\n");
             return 2;
         }
-        if (o) t->rp->stop_time = o->stop_time;
+        if (o) {
+            t->rp->stop_time = o->stop_time;
+            t->rp->stop_mark = o->stop_mark;
+        }
         t->rp->global = &a->global;
         if (vt_cat_wanted(o ? o->cat : NULL)) t->rp->catlog = calloc(1, sizeof *t->rp->catlog);
         total += t->rd.file_size;
@@ -205,6 +210,8 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
                 vt_sym_add_module(t->sym, mod->path, mod->bias, mod->size, mod->build_id,
                                   mod->build_id_len);
             }
+            /* A self-contained trace (SYMBOL records) reads the same on any host. */
+            if (add_known(t->sym, t->rp)) fprintf(stderr, "vramtrace: out of memory while reading symbols\n");
         }
         if (vt_sites_assign(&a->sites, t->rp, t->sym) || vt_layers_intern(t->rp, &a->sites.names))
             fprintf(stderr, "vramtrace: out of memory while folding stacks\n");
@@ -215,6 +222,29 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         t->sym = NULL;
     }
     if (vt_cat_assign(a, o ? o->cat : NULL)) return 2;
+    return 0;
+}
+
+/* SYMBOL records come in runs of `count` per address, index 0 first. A run that is not
+ * whole (a trace cut short) is left out. */
+static int add_known(vt_sym *s, const vt_replay *rp)
+{
+    vt_frame f[16];
+    for (size_t i = 0; i < rp->nsyms;) {
+        const vt_symrec *y = &rp->syms[i];
+        size_t n = y->count, k = 0;
+        while (k < n && i + k < rp->nsyms && rp->syms[i + k].ip == y->ip && rp->syms[i + k].index == k) k++;
+        if (y->index != 0 || n == 0 || k != n) { i += k ? k : 1; continue; }
+        size_t m = n < 16 ? n : 16;
+        for (size_t j = 0; j < m; j++) {
+            memset(&f[j], 0, sizeof f[j]);
+            f[j].function = rp->syms[i + j].function;
+            f[j].file = rp->syms[i + j].file;
+            f[j].line = rp->syms[i + j].line;
+        }
+        if (vt_sym_add_known(s, y->ip, f, m)) return -1;
+        i += n;
+    }
     return 0;
 }
 

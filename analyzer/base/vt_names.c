@@ -63,6 +63,8 @@ const char *vt_rec_type_name(unsigned type)
     case VT_REC_TRAILER: return "trailer";
     case VT_REC_PYFRAME: return "pyframe";
     case VT_REC_PAUSE: return "pause";
+    case VT_REC_MARK: return "mark";
+    case VT_REC_SYMBOL: return "symbol";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "type", type);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* vt_cmd_check.c - `vramtrace check TRACE --max-peak SIZE [--max-leak SIZE]`: a gate
- * for CI. Exit 0 within bounds; 1 with one line per broken bound. */
+/* vt_cmd_check.c - `vramtrace check TRACE --max-peak SIZE [--max-leak SIZE] [--json]`: a
+ * gate for CI. Exit 0 within bounds; 1 with one line per broken bound (or the verdict
+ * as one JSON document, docs/json-schema.md). */
 #include "vt_cmds.h"
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_json.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -12,20 +14,22 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "usage: vramtrace check TRACE [--max-peak SIZE] [--max-leak SIZE]\n"
+    "usage: vramtrace check TRACE [--max-peak SIZE] [--max-leak SIZE] [--json]\n"
     "  Exit 0 when the peak of every device is at most --max-peak and the device memory\n"
     "  still live at the end is at most --max-leak; else exit 1 with one line per\n"
-    "  broken bound. SIZE: 20GiB, 1.5 GB, 512MiB, 1048576.\n";
+    "  broken bound. SIZE: 20GiB, 1.5 GB, 512MiB, 1048576.\n"
+    "  --json: the verdict as one JSON document (vramtrace-check/1) on stdout instead.\n";
 
 int vt_cmd_check(int argc, char **argv)
 {
-    enum { O_PEAK = 1, O_LEAK, O_HELP };
+    enum { O_PEAK = 1, O_LEAK, O_JSON, O_HELP };
     static const vt_opt opts[] = {
-        { "max-peak", 0, 1, O_PEAK }, { "max-leak", 0, 1, O_LEAK }, { "help", 'h', 0, O_HELP },
+        { "max-peak", 0, 1, O_PEAK }, { "max-leak", 0, 1, O_LEAK }, { "json", 0, 0, O_JSON },
+        { "help", 'h', 0, O_HELP },
         { NULL, 0, 0, 0 }
     };
     uint64_t max_peak = 0, max_leak = 0;
-    int has_peak = 0, has_leak = 0;
+    int has_peak = 0, has_leak = 0, json = 0;
     char *path = NULL;
     vt_args a;
     vt_args_init(&a, "check", argc, argv);
@@ -39,6 +43,7 @@ int vt_cmd_check(int argc, char **argv)
             break;
         case O_PEAK: if (vt_args_size(&a, "--max-peak", v, &max_peak)) return 2; has_peak = 1; break;
         case O_LEAK: if (vt_args_size(&a, "--max-leak", v, &max_leak)) return 2; has_leak = 1; break;
+        case O_JSON: json = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -61,6 +66,28 @@ int vt_cmd_check(int argc, char **argv)
         }
     }
     uint64_t leak = an.global.live;
+    int peak_bad = has_peak && peak > max_peak, leak_bad = has_leak && leak > max_leak;
+    if (json) {
+        vt_json j;
+        vt_json_init(&j, stdout);
+        vt_json_obj(&j, NULL);
+        vt_json_str(&j, "schema", "vramtrace-check/1");
+        vt_json_str(&j, "path", path);
+        vt_json_bool(&j, "passed", !peak_bad && !leak_bad);
+        vt_json_i64(&j, "peak_device", any ? worst : 0);
+        vt_json_u64(&j, "peak_bytes", peak);
+        if (has_peak) vt_json_u64(&j, "max_peak_bytes", max_peak);
+        else vt_json_null(&j, "max_peak_bytes");
+        vt_json_bool(&j, "peak_passed", !peak_bad);
+        vt_json_u64(&j, "leak_bytes", leak);
+        if (has_leak) vt_json_u64(&j, "max_leak_bytes", max_leak);
+        else vt_json_null(&j, "max_leak_bytes");
+        vt_json_bool(&j, "leak_passed", !leak_bad);
+        vt_json_end(&j);
+        vt_json_finish(&j);
+        vt_analysis_free(&an);
+        return peak_bad || leak_bad ? 1 : 0;
+    }
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF];
     int failed = 0;
     if (has_peak && peak > max_peak) {

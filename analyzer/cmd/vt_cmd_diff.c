@@ -143,7 +143,7 @@ int vt_cmd_diff(int argc, char **argv)
        
         return 2;
     }
-    vt_analyze_opts ao = { UINT64_MAX, 1, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 1, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 2, paths, &ao);
    

@@ -135,6 +135,17 @@ static void dump_rec(const vt_rec *r)
     case VT_REC_PAUSE:
         printf("pause t=%" PRIu64 " tid=%u paused=%" PRIu64 "\n", r->time_ns, r->tid, r->aux0);
         break;
+    case VT_REC_SYMBOL:
+        printf("symbol ip=0x%" PRIx64 " index=%" PRIu64 "/%" PRIu64, r->addr, r->aux0, r->aux1);
+        str_field("function", r->str, r->str_len);
+        str_field("file", (const char *)r->bytes, r->bytes_len);
+        printf(" line=%u\n", r->line);
+        break;
+    case VT_REC_MARK:
+        printf("mark t=%" PRIu64 " tid=%u", r->time_ns, r->tid);
+        str_field("name", r->str, r->str_len);
+        putchar('\n');
+        break;
     case VT_REC_TRAILER:
         printf("trailer t=%" PRIu64 " flags=0x%x", r->time_ns, r->flags);
         for (unsigned i = 0; r->counts && i < VT_REC_TYPE_MAX; i++)

@@ -120,7 +120,7 @@ int vt_cmd_export(int argc, char **argv)
         vt_args_error(&a, "%s output is binary: use -o FILE", formats[fmt].name);
         return 2;
     }
-    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
     if (rc) { vt_analysis_free(&an); return rc; }

@@ -79,7 +79,7 @@ int vt_cmd_fit(int argc, char **argv)
     }
     if (vt_fit_opts_finish(&fo, &a)) return 2;
 
-    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
     if (rc) { vt_analysis_free(&an); return rc; }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE -o FILE.html|FILE.svg`: the call
+/* vt_cmd_flamegraph.c - `vramtrace flamegraph TRACE [-o FILE.html|FILE.svg]`: the call
  * tree of the sites weighted by bytes at the peak, allocated, or leaked
  * (docs/pictures.md). */
 #include "vt_cmds.h"
@@ -7,6 +7,7 @@
 #include "vt_args.h"
 #include "vt_export.h"
 #include "vt_html.h"
+#include "vt_mark_cmd.h"
 #include "vt_svg.h"
 #include "vt_units.h"
 
@@ -15,18 +16,22 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: vramtrace flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]\n"
-    "                            [--device N|all] [--flame] [--format html|svg] [--title TEXT]\n"
+    "usage: vramtrace flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]\n"
+    "                            [--at peak|end|TIME|mark:NAME] [--device N|all] [--flame]\n"
+    "                            [--format html|svg] [--title TEXT]\n"
     "  The call stacks of the allocations as an icicle graph (outermost frame at the top;\n"
     "  --flame puts it at the bottom), each frame as wide as the bytes under it: live at\n"
     "  the peak (default), allocated over the whole run, or leaked (live at the end).\n"
-    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n";
+    "  --at: live at the peak, at the end, at TIME (12.5s), or at the first mark NAME the\n"
+    "  program made (vramtrace.mark()); instead of --what.\n"
+    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n"
+    "  Without -o: TRACE's name with .flamegraph.html (.svg with --format svg) here.\n";
 
 int vt_cmd_flamegraph(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_WHAT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_HELP };
+    enum { O_OUT = 1, O_WHAT, O_AT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_HELP };
     static const vt_opt opts[] = {
-        { "output", 'o', 1, O_OUT }, { "what", 0, 1, O_WHAT }, { "device", 0, 1, O_DEVICE },
+        { "output", 'o', 1, O_OUT }, { "what", 0, 1, O_WHAT }, { "at", 0, 1, O_AT }, { "device", 0, 1, O_DEVICE },
         { "flame", 0, 0, O_FLAME }, { "icicle", 0, 0, O_ICICLE }, { "format", 0, 1, O_FORMAT },
         { "title", 0, 1, O_TITLE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
@@ -34,6 +39,11 @@ int vt_cmd_flamegraph(int argc, char **argv)
     char *path = NULL;
     int svg = -1, flame = 0, device = VT_ALL_DEVICES;
     vt_what what = VT_WHAT_PEAK;
+    /* --at TIME and mark:NAME replay up to that moment; what is live then is what a
+     * replay stopped there leaves live at its end. */
+    int has_what = 0, has_at = 0;
+    uint64_t at_time = UINT64_MAX;
+    const char *at_mark = NULL;
     vt_args a;
     vt_args_init(&a, "flamegraph", argc, argv);
     const char *v;
@@ -49,8 +59,17 @@ int vt_cmd_flamegraph(int argc, char **argv)
             int w = vt_what_parse(v);
             if (w < 0) { vt_args_error(&a, "bad value '%s' for --what (peak, allocated or leaked)", v); return 2; }
             what = (vt_what)w;
+            has_what = 1;
             break;
         }
+        case O_AT:
+            has_at = 1;
+            if (!strcmp(v, "peak")) what = VT_WHAT_PEAK;
+            else if (!strcmp(v, "end")) what = VT_WHAT_LEAKED;
+            else if (!strncmp(v, "mark:", 5) && v[5]) what = VT_WHAT_LEAKED, at_mark = v + 5;
+            else if (vt_units_parse_time(v, &at_time) == 0) what = VT_WHAT_LEAKED;
+            else { vt_args_error(&a, "bad value '%s' for --at (peak, end, mark:NAME, or a time like 12.5s)", v); return 2; }
+            break;
         case O_DEVICE: if (vt_export_parse_device("flamegraph", v, &device)) return 2; break;
         case O_FLAME: flame = 1; break;
         case O_ICICLE: flame = 0; break;
@@ -64,12 +83,20 @@ int vt_cmd_flamegraph(int argc, char **argv)
         }
     }
     if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
-    if (!out) { vt_args_error(&a, "missing -o FILE (.html or .svg)"); return 2; }
+    if (has_what && has_at) { vt_args_error(&a, "give --what or --at, not both"); return 2; }
+    char defout[512];
+    if (!out) {
+        vt_export_default_out(defout, sizeof defout, path, "flamegraph", svg == 1);
+        out = defout;
+    }
     if (svg < 0) svg = vt_export_is_svg(out);
 
+    vt_analyze_opts ao = { at_time, 0, NULL, at_mark };
     vt_analysis an;
-    int rc = vt_analyze(&an, 1, &path, NULL);
+    int rc = vt_analyze(&an, 1, &path, &ao);
     if (rc) { vt_analysis_free(&an); return rc; }
+    if (at_mark && vt_mark_missing("flamegraph", &an.t[0], at_mark)) { vt_analysis_free(&an); return 2; }
+    int at_moment = at_mark || at_time != UINT64_MAX;
     vt_eset e;
     rc = vt_eset_init(&e, &an, device);
     vt_ftree t;
@@ -83,17 +110,25 @@ int vt_cmd_flamegraph(int argc, char **argv)
                      vt_units_size(b1, e.sum[what]), dev);
             break;
         case VT_WHAT_LEAKED:
-            snprintf(sub, sizeof sub, "bytes still live at the end: %s; device memory of %s",
-                     vt_units_size(b1, e.sum[what]), dev);
+            if (at_mark)
+                snprintf(sub, sizeof sub, "bytes live at mark '%s' (%s): %s; device memory of %s", at_mark,
+                         vt_units_time(b2, an.t[0].rp->stop_time), vt_units_size(b1, e.sum[what]), dev);
+            else if (at_moment)
+                snprintf(sub, sizeof sub, "bytes live at %s: %s; device memory of %s", vt_units_time(b2, at_time),
+                         vt_units_size(b1, e.sum[what]), dev);
+            else
+                snprintf(sub, sizeof sub, "bytes still live at the end: %s; device memory of %s",
+                         vt_units_size(b1, e.sum[what]), dev);
             break;
         default:
             snprintf(sub, sizeof sub, "bytes live at the peak: %s at %s; device memory of %s",
                      vt_units_size(b1, e.tk->peak), vt_units_time(b2, e.tk->peak_time), dev);
             break;
         }
-        snprintf(root, sizeof root, "all (%s)", vt_what_name(what));
+        const char *wname = at_moment ? "live then" : vt_what_name(what);
+        snprintf(root, sizeof root, "all (%s)", wname);
         if (!title) {
-            snprintf(deftitle, sizeof deftitle, "GPU memory by call stack (%s): %s (pid %u)", vt_what_name(what),
+            snprintf(deftitle, sizeof deftitle, "GPU memory by call stack (%s): %s (pid %u)", wname,
                      vt_export_program(&an), an.t[0].rd.hdr.pid);
             title = deftitle;
         }

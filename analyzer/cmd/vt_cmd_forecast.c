@@ -299,7 +299,7 @@ int vt_cmd_forecast(int argc, char **argv)
     }
 
     vt_cat_opts cat = { .nrules = 0 };
-    vt_analyze_opts ao = { UINT64_MAX, 1, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 1, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, nruns, paths, &ao);
     if (rc) { vt_analysis_free(&an); return rc; }

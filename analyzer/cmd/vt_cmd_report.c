@@ -634,7 +634,7 @@ int vt_cmd_report(int argc, char **argv)
         return 2;
     }
     vt_analysis an;
-    vt_analyze_opts ao = { UINT64_MAX, 0, &o.cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &o.cat, NULL };
     int rc = vt_analyze(&an, np, paths, &ao);
    
     if (rc == 0) {

@@ -12,6 +12,7 @@
 #include "vt_units.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -29,7 +30,14 @@
 /* ------------------------------------------------------------------------ *
  *  Environment of the child
  * ------------------------------------------------------------------------ */
-/* Finds the recorder: VRAMTRACE_LIB, else ../lib/libvramtrace.so next to this binary. */
+/* Where `cmake --install` puts the recorder, relative to the binary's folder (set by
+ * CMake from GNUInstallDirs: ../lib/x86_64-linux-gnu/vramtrace on Debian's /usr). */
+#ifndef VT_INSTALL_LIB_REL
+#define VT_INSTALL_LIB_REL "../lib/vramtrace"
+#endif
+
+/* Finds the recorder: VRAMTRACE_LIB, else ../lib/libvramtrace.so next to this binary (the
+ * build tree and the Python wheel), else the installed library folder. */
 static int find_lib(char *out, size_t n)
 {
     const char *env = getenv("VRAMTRACE_LIB");
@@ -44,7 +52,9 @@ static int find_lib(char *out, size_t n)
             return -1;
         }
         exe[k] = 0;
-        snprintf(want, sizeof want, "%s/../lib/libvramtrace.so", dirname(exe));
+        const char *dir = dirname(exe);
+        snprintf(want, sizeof want, "%s/%s/libvramtrace.so", dir, VT_INSTALL_LIB_REL);
+        if (access(want, R_OK) != 0) snprintf(want, sizeof want, "%s/../lib/libvramtrace.so", dir);
     }
     char real[PATH_MAX];
     if (!realpath(want, real) || access(real, R_OK) != 0) {
@@ -294,7 +304,7 @@ static void summary(found *f, size_t n)
     char **paths = calloc(n, sizeof *paths);
     if (!paths) return;
     for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
-    vt_analyze_opts ao = { UINT64_MAX, 1, NULL };
+    vt_analyze_opts ao = { UINT64_MAX, 1, NULL, NULL };
     vt_analysis an;
     if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
         char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF];
@@ -384,7 +394,7 @@ static void warn_setuid(const char *cmd)
  * ------------------------------------------------------------------------ */
 static const char usage[] =
     "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--readable]\n"
-    "                     [--no-summary]\n"
+    "                     [--no-summary] [--no-symbolize]\n"
     "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
@@ -397,19 +407,23 @@ static const char usage[] =
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
     "  --readable            create the traces readable by all (0644; default 0600)\n"
-    "  --no-summary          only say where the trace went\n";
+    "  --no-summary          only say where the trace went\n"
+    "  --no-symbolize        leave the frames unresolved in the trace (by default they\n"
+    "                        are resolved here as CMD exits, so it reads the same on\n"
+    "                        any host; vramtrace symbolize does it later)\n";
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_READABLE, O_NO_SUMMARY, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_READABLE, O_NO_SUMMARY, O_NO_SYMBOLIZE, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
         { "torch-modules", 0, 0, O_TORCH_MODULES }, { "readable", 0, 0, O_READABLE },
-        { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "no-summary", 0, 0, O_NO_SUMMARY }, { "no-symbolize", 0, 0, O_NO_SYMBOLIZE }, { "help", 'h', 0, O_HELP },
+        { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
-    int has_depth = 0, per_tensor = 0, torch_modules = 0, readable = 0, no_summary = 0;
+    int has_depth = 0, per_tensor = 0, torch_modules = 0, readable = 0, no_summary = 0, no_symbolize = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -429,6 +443,7 @@ int vt_cmd_run(int argc, char **argv)
         case O_TORCH_MODULES: torch_modules = 1; break;
         case O_READABLE: readable = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
+        case O_NO_SYMBOLIZE: no_symbolize = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -488,25 +503,43 @@ int vt_cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
+    /* A command that cannot start is one error, not also "no trace was written": the
+     * child sends exec's errno through a close-on-exec pipe, which a successful exec
+     * closes empty. */
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        fprintf(stderr, "vramtrace: run: pipe: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        return 2;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "vramtrace: run: fork: %s\n", strerror(errno));
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        close(ep[0]);
+        close(ep[1]);
         return 2;
     }
     if (pid == 0) {
+        close(ep[0]);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGHUP, &old_hup, NULL);
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
         execvp(cmd[0], cmd);
         int e = errno;
-        fprintf(stderr, "vramtrace: run: cannot run '%s': %s\n", cmd[0], strerror(e));
+        if (write(ep[1], &e, sizeof e) < 0) { /* the parent then sees a plain exit */ }
         _exit(e == ENOENT ? 127 : 126);
     }
+    close(ep[1]);
     child_pid = pid;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
+    close(ep[0]);
+    if (got != (ssize_t)sizeof exec_errno) exec_errno = 0;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
@@ -520,6 +553,11 @@ int vt_cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    if (exec_errno) {
+        fprintf(stderr, "vramtrace: run: cannot run '%s': %s%s\n", cmd[0], strerror(exec_errno),
+                exec_errno == ENOENT && !strchr(cmd[0], '/') ? " (not found in PATH)" : "");
+        return rc;
+    }
     clock_gettime(CLOCK_REALTIME, &ts);
     run_window win = { start_rt, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint32_t)pid };
     run_window any = win;
@@ -556,6 +594,9 @@ int vt_cmd_run(int argc, char **argv)
     if (n > 1) qsort(f + 1, n - 1, sizeof *f, by_pid);
 
     if (!n) no_trace(cmd[0], path, cwd);
+    /* Self-contained traces: the binaries are here now, maybe not where the trace is read
+     * (docs/symbols.md). A trace cut short (a killed program) is left as it is. */
+    for (size_t i = 0; i < n && !no_symbolize; i++) vt_symbolize_one(f[i].path, 1);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         char b[VT_UNITS_BUF];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* vt_cmd_timeline.c - `vramtrace timeline TRACE -o FILE.html|FILE.svg`: device memory
+/* vt_cmd_timeline.c - `vramtrace timeline TRACE [-o FILE.html|FILE.svg]`: device memory
  * over time as a stacked area chart by category, site or kind (docs/pictures.md). */
 #include "vt_cmds.h"
 
@@ -17,13 +17,14 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: vramtrace timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind|layer] [--top N]\n"
+    "usage: vramtrace timeline TRACE [-o FILE.html|FILE.svg] [--by category|site|kind|layer] [--top N]\n"
     "                          [--device N|all] [--from TIME] [--to TIME] [--buckets N]\n"
     "                          [--format html|svg] [--title TEXT] [--rules FILE]... [--no-default-rules]\n"
     "  Device memory over time, stacked by category (default), by the top N sites or layers\n"
     "  (default 10, then \"other\"), or by allocation kind; the peak marked, NVML drawn as a\n"
     "  line.\n"
     "  HTML (one self-contained file: zoom, hover, legend) unless FILE ends in .svg.\n"
+    "  Without -o: TRACE's name with .timeline.html (.svg with --format svg) here.\n"
     "  --device: one GPU (default: all of them together). --from/--to: a time range\n"
     "  (12.5s, 300ms, ...). --buckets: time resolution (default 2000, max 1000000).\n"
     "  --rules, --no-default-rules: category rules, as for report (docs/categories.md).\n";
@@ -94,11 +95,15 @@ int vt_cmd_timeline(int argc, char **argv)
         }
     }
     if (!path) { vt_args_error(&a, "missing TRACE operand"); return 2; }
-    if (!out) { vt_args_error(&a, "missing -o FILE (.html or .svg)"); return 2; }
     if (so.to != UINT64_MAX && so.to <= so.from) { vt_args_error(&a, "--to must be after --from"); return 2; }
+    char defout[512];
+    if (!out) {
+        vt_export_default_out(defout, sizeof defout, path, "timeline", svg == 1);
+        out = defout;
+    }
     if (svg < 0) svg = vt_export_is_svg(out);
 
-    vt_analyze_opts ao = { UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
    

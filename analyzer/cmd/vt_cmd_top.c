@@ -8,6 +8,7 @@
 #include "vt_args.h"
 #include "vt_cat_show.h"
 #include "vt_json.h"
+#include "vt_mark_cmd.h"
 #include "vt_names.h"
 #include "vt_show.h"
 #include "vt_units.h"
@@ -18,10 +19,11 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: vramtrace top TRACE [--by site|function|module|kind|category|layer] [--at peak|end|TIME]\n"
+    "usage: vramtrace top TRACE [--by site|function|module|kind|category|layer] [--at peak|end|TIME|mark:NAME]\n"
     "                     [--top N] [--frames N] [--rules FILE]... [--no-default-rules] [--json]\n"
     "  The largest holders of device memory at the peak (default), at the end, or at\n"
-    "  TIME since the start (12.5s, 300ms, 40us), per device.\n"
+    "  TIME since the start (12.5s, 300ms, 40us), or at the first mark NAME the program\n"
+    "  made (vramtrace.mark(\"epoch 2\"): --at \"mark:epoch 2\"), per device.\n"
     "  function and module are those of the innermost frame that is not CUDA plumbing;\n"
     "  category is what the memory is for (docs/categories.md), by rule or inferred;\n"
     "  layer is the innermost NVTX range or module scope, else the innermost Python\n"
@@ -81,7 +83,8 @@ int vt_cmd_top(int argc, char **argv)
     };
     vt_cat_opts cat = { .nrules = 0 };
     vt_by by = VT_BY_SITE;
-    int at_mode = 0; /* 0 peak, 1 end, 2 time */
+    int at_mode = 0; /* 0 peak, 1 end, 2 time, 3 mark */
+    const char *at_mark = NULL;
     uint64_t at_time = 0, top = 10, frames = VT_SHOW_FRAMES;
     int json = 0;
     char *path = NULL;
@@ -112,8 +115,9 @@ int vt_cmd_top(int argc, char **argv)
             if (!strcmp(v, "peak")) at_mode = 0;
             else if (!strcmp(v, "end")) at_mode = 1;
             else if (vt_units_parse_time(v, &at_time) == 0) at_mode = 2;
+            else if (!strncmp(v, "mark:", 5) && v[5]) at_mode = 3, at_mark = v + 5;
             else {
-                vt_args_error(&a, "bad value '%s' for --at (peak, end, or a time like 12.5s)", v);
+                vt_args_error(&a, "bad value '%s' for --at (peak, end, mark:NAME, or a time like 12.5s)", v);
                
                 return 2;
             }
@@ -133,13 +137,17 @@ int vt_cmd_top(int argc, char **argv)
        
         return 2;
     }
-    vt_analyze_opts ao = { at_mode == 2 ? at_time : UINT64_MAX, 0, &cat };
+    vt_analyze_opts ao = { at_mode == 2 ? at_time : UINT64_MAX, 0, &cat, at_mark };
     vt_analysis an;
     int rc = vt_analyze(&an, 1, &path, &ao);
    
     if (rc) { vt_analysis_free(&an); return rc; }
 
     const vt_trace *t = &an.t[0];
+    if (at_mode == 3) {
+        if (vt_mark_missing("top", t, at_mark)) { vt_analysis_free(&an); return 2; }
+        at_time = t->rp->stop_time;
+    }
     int devs[VT_NDEV];
     size_t nd = vt_trace_devices(t, devs, VT_NDEV);
     vt_at at = at_mode == 0 ? VT_AT_PEAK : VT_AT_END;
@@ -151,7 +159,8 @@ int vt_cmd_top(int argc, char **argv)
         vt_json_str(&j, "schema", "vramtrace-top/1");
         vt_json_str(&j, "path", t->path);
         vt_json_str(&j, "by", by_name(by));
-        vt_json_str(&j, "at", at_mode == 0 ? "peak" : at_mode == 1 ? "end" : "time");
+        vt_json_str(&j, "at", at_mode == 0 ? "peak" : at_mode == 1 ? "end" : at_mode == 2 ? "time" : "mark");
+        if (at_mark) vt_json_str(&j, "mark", at_mark);
         vt_json_arr(&j, "devices");
     }
     for (size_t di = 0; di < nd; di++) {
@@ -184,6 +193,7 @@ int vt_cmd_top(int argc, char **argv)
             printf("device %d: ", devs[di]);
             if (at_mode == 0) printf("peak %s at %s\n", vt_units_size(b1, whole), vt_units_time(tb, when));
             else if (at_mode == 1) printf("%s live at the end (%s)\n", vt_units_size(b1, whole), vt_units_time(tb, when));
+            else if (at_mode == 3) printf("%s live at mark '%s' (%s)\n", vt_units_size(b1, whole), at_mark, vt_units_time(tb, when));
             else printf("%s live at %s\n", vt_units_size(b1, whole), vt_units_time(tb, when));
             if (by == VT_BY_CATEGORY) {
                 vt_cat_show_top_text(&an, tk, at, whole, top);

@@ -17,11 +17,11 @@
       "the largest holders at one moment") \
     X("diff", vt_cmd_diff, "diff BASE NEW [--top N] [--json]", \
       "which sites grew between two runs") \
-    X("check", vt_cmd_check, "check TRACE --max-peak SIZE [--max-leak SIZE]", \
+    X("check", vt_cmd_check, "check TRACE --max-peak SIZE [--max-leak SIZE] [--json]", \
       "exit 1 when a bound is broken (for CI)") \
-    X("timeline", vt_cmd_timeline, "timeline TRACE -o FILE.html|FILE.svg [--by category|site|kind]", \
+    X("timeline", vt_cmd_timeline, "timeline TRACE [-o FILE.html|FILE.svg] [--by category|site|kind]", \
       "memory over time, stacked; the peak marked; zoom and hover") \
-    X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE -o FILE.html|FILE.svg [--what peak|allocated|leaked]", \
+    X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]", \
       "bytes by call stack, as a flame (icicle) graph") \
     X("export", vt_cmd_export, "export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]", \
       "the trace for other tools") \
@@ -29,11 +29,17 @@
       "will it fit? the trace through a model of the allocator, per card size") \
     X("forecast", vt_cmd_forecast, "forecast --vary NAME VALUE:TRACE VALUE:TRACE [VALUE:TRACE...] [--memory SIZE]...", \
       "the peak at other batch sizes or lengths, and the largest that fits") \
+    X("symbolize", vt_cmd_symbolize, "symbolize TRACE...", \
+      "resolve the frames with this host's binaries into the trace") \
     X("dump", vt_cmd_dump, "dump TRACE", \
       "every record, one line each")
 
 #define VT_CMD_DECL_(name, fn, synopsis, what) int fn(int argc, char **argv);
 VT_COMMANDS(VT_CMD_DECL_)
 #undef VT_CMD_DECL_
+
+/* Symbolizes one trace in place (vt_trace_symbols.h), saying so on stderr; `run` calls it as
+ * the program exits. Returns 0 or 2. */
+int vt_symbolize_one(const char *path, int quiet);
 
 #endif /* VT_CMDS_H */

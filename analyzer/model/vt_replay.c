@@ -42,6 +42,8 @@ void vt_replay_free(vt_replay *rp)
     free(rp->pyframes);
     free(rp->modules);
     free(rp->ooms);
+    free(rp->marks);
+    free(rp->syms);
     if (rp->catlog) {
         vt_catlog_free(rp->catlog);
         free(rp->catlog);
@@ -637,6 +639,27 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
             rp->pause_t0 = UINT64_MAX;
         }
         break;
+    case VT_REC_SYMBOL: {
+        if (reserve((void **)&rp->syms, &rp->syms_cap, rp->nsyms, sizeof *rp->syms)) { rp->nomem = 1; return; }
+        vt_symrec *y = &rp->syms[rp->nsyms];
+        y->ip = r->addr;
+        y->index = (uint32_t)r->aux0;
+        y->count = (uint32_t)r->aux1;
+        y->line = r->line;
+        y->function = r->str_len ? vt_arena_strdup(&rp->arena, r->str, r->str_len) : NULL;
+        y->file = r->bytes_len ? vt_arena_strdup(&rp->arena, (const char *)r->bytes, r->bytes_len) : NULL;
+        if ((r->str_len && !y->function) || (r->bytes_len && !y->file)) { rp->nomem = 1; return; }
+        rp->nsyms++;
+        break;
+    }
+    case VT_REC_MARK: {
+        if (reserve((void **)&rp->marks, &rp->marks_cap, rp->nmarks, sizeof *rp->marks)) { rp->nomem = 1; return; }
+        const char *name = vt_arena_strdup(&rp->arena, r->str ? r->str : "", r->str ? r->str_len : 0);
+        if (!name) { rp->nomem = 1; return; }
+        rp->marks[rp->nmarks++] = (vt_mark){ r->time_ns, name };
+        if (rp->stop_mark && rp->stop_time == UINT64_MAX && !strcmp(name, rp->stop_mark)) rp->stop_time = r->time_ns;
+        break;
+    }
     case VT_REC_TRAILER:
         rp->has_trailer = 1;
         rp->trailer_flags = r->flags;
@@ -670,7 +693,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_NVML: on_nvml(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_PAUSE) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_SYMBOL) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }

@@ -139,6 +139,19 @@ typedef struct {
     uint64_t *snap_bytes;
 } vt_oom;
 
+/* One frame of a symbolized address (a SYMBOL record, docs/trace-format.md). */
+typedef struct {
+    uint64_t ip;
+    uint32_t index, count, line;
+    const char *function, *file;  /* in the replay's arena; NULL when empty */
+} vt_symrec;
+
+/* A moment the program named (vramtrace.mark("epoch 2"), a MARK record). */
+typedef struct {
+    uint64_t time;              /* ns since the trace's start */
+    const char *name;           /* in the replay's arena */
+} vt_mark;
+
 /* NVML figures of one NVML index. */
 typedef struct {
     int      seen;
@@ -244,6 +257,12 @@ struct vt_replay {
 
     vt_oom *ooms;
     size_t nooms, ooms_cap;
+
+    vt_symrec *syms;            /* SYMBOL records, in file order */
+    size_t nsyms, syms_cap;
+    vt_mark *marks;             /* MARK records, in file order */
+    size_t nmarks, marks_cap;
+    const char *stop_mark;      /* the first mark of this name sets stop_time (--at mark:NAME) */
 
     vt_nvml nvml[VT_NDEV];
 

@@ -119,6 +119,11 @@ int vt_export_parse_device(const char *cmd, const char *v, int *out);
 /* Whether the output path names an SVG file (ends in ".svg", any case). */
 int vt_export_is_svg(const char *path);
 
+/* The default output of a picture when -o is not given: TRACE's base name without
+ * ".vtrace", then ".WHAT.html" or ".WHAT.svg", in the working directory (next to where
+ * the user stands, not next to a trace that may sit in a read-only folder). */
+void vt_export_default_out(char *out, size_t n, const char *trace, const char *what, int svg);
+
 /* The base name of the traced program, for titles. */
 const char *vt_export_program(const vt_analysis *a);
 

@@ -212,6 +212,16 @@ int vt_export_is_svg(const char *path)
     return n >= 4 && !strcasecmp(path + n - 4, ".svg");
 }
 
+void vt_export_default_out(char *out, size_t n, const char *trace, const char *what, int svg)
+{
+    const char *base = strrchr(trace, '/');
+    base = base ? base + 1 : trace;
+    size_t k = strlen(base);
+    if (k > 7 && !strcmp(base + k - 7, ".vtrace")) k -= 7;
+    if (!k || !strcmp(trace, "-")) base = "vramtrace", k = strlen(base);
+    snprintf(out, n, "%.*s.%s.%s", (int)k, base, what, svg ? "svg" : "html");
+}
+
 const char *vt_export_program(const vt_analysis *a)
 {
     const char *exe = a->t[0].rd.exe;

@@ -4,8 +4,11 @@
  * One sample per group (site, kind, device) with six values: objects and bytes at the
  * peak, allocated over the whole trace, and live at the end; the default sample type
  * is the one --what names. Each frame of a site is a Location of one Line (inlined
- * frames were already expanded into frames of their own by the symbolizer); there are
- * no Mappings, so pprof never tries to symbolize again what is already symbolized.
+ * frames were already expanded into frames of their own by the symbolizer). Each
+ * recorded module is a Mapping (its path, load address, extent and GNU build-id, marked
+ * as having functions, files, lines and inline frames), and a native frame's Location
+ * points to it with its address in the process: pprof shows what is already symbolized
+ * and can still symbolize again (`-symbolize=force`) from the binaries.
  * Samples carry the labels kind, category and device.
  *
  * Built only with protobuf-c and zlib (VT_WITH_PPROF, set by analyzer/CMakeLists.txt);
@@ -30,6 +33,7 @@ typedef Perftools__Profiles__Label pb_label;
 typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
+typedef Perftools__Profiles__Mapping pb_mapping;
 
 /* Everything the message points to, freed together. */
 typedef struct {
@@ -40,6 +44,10 @@ typedef struct {
     pb_location *loc;
     pb_line *lines;             /* one per location */
     size_t nloc, loc_cap;
+    pb_mapping *maps;           /* one per recorded module (distinct path and bias) */
+    const vt_module **mmod;     /* the module of each */
+    size_t nmaps;
+    size_t last_map;            /* the mapping the last native frame was in (frames cluster) */
     int nomem;
 } pb_build;
 
@@ -79,6 +87,49 @@ static uint64_t function_id(pb_build *b, const char *name, const char *file)
     return f->id;
 }
 
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* The mappings: the modules of trace rp, in record order (a module seen again at the same
+ * load address is one mapping). */
+static void add_mappings(pb_build *b, const vt_replay *rp)
+{
+    b->maps = calloc(rp->nmodules ? rp->nmodules : 1, sizeof *b->maps);
+    b->mmod = calloc(rp->nmodules ? rp->nmodules : 1, sizeof *b->mmod);
+    if (!b->maps || !b->mmod) { b->nomem = 1; return; }
+    for (size_t i = 0; i < rp->nmodules; i++) {
+        const vt_module *m = &rp->modules[i];
+        size_t k = 0;
+        while (k < b->nmaps && !(b->mmod[k]->bias == m->bias && !strcmp(b->mmod[k]->path, m->path))) k++;
+        if (k < b->nmaps) continue;
+        char id[2 * 64 + 1] = "";
+        for (uint32_t j = 0; j < m->build_id_len && j < 64; j++) snprintf(id + 2 * j, 3, "%02x", m->build_id[j]);
+        pb_mapping *pm = &b->maps[b->nmaps];
+        perftools__profiles__mapping__init(pm);
+        pm->id = b->nmaps + 1;
+        pm->memory_start = m->bias;
+        pm->memory_limit = m->bias + m->size;
+        pm->filename = str_id(b, m->path);
+        pm->build_id = str_id(b, id);
+        pm->has_functions = pm->has_filenames = pm->has_line_numbers = pm->has_inline_frames = 1;
+        b->mmod[b->nmaps++] = m;
+    }
+}
+
+/* The mapping of a native frame: the module of that base name (site frames keep only
+ * the base name); 0 when none. */
+static size_t mapping_of(pb_build *b, const vt_site_frame *fr)
+{
+    if (!fr || fr->kind != VT_FRAME_NATIVE || !fr->module || !b->nmaps) return 0;
+    if (!strcmp(base_name(b->mmod[b->last_map]->path), fr->module)) return b->last_map + 1;
+    for (size_t k = 0; k < b->nmaps; k++)
+        if (!strcmp(base_name(b->mmod[k]->path), fr->module)) { b->last_map = k; return k + 1; }
+    return 0;
+}
+
 /* A location per distinct frame; fr NULL is the "[no stack]" frame. */
 static uint64_t location_id(pb_build *b, const vt_site_frame *fr)
 {
@@ -106,7 +157,9 @@ static uint64_t location_id(pb_build *b, const vt_site_frame *fr)
     perftools__profiles__location__init(l);
     perftools__profiles__line__init(ln);
     l->id = (uint64_t)ix + 1;
-    l->address = fr && fr->kind == VT_FRAME_NATIVE ? fr->offset : 0;
+    size_t map = mapping_of(b, fr);
+    l->mapping_id = map;
+    l->address = map ? b->mmod[map - 1]->bias + fr->offset : fr && fr->kind == VT_FRAME_NATIVE ? fr->offset : 0;
     ln->function_id = function_id(b, name, fr ? fr->file : NULL);
     ln->line = fr ? fr->line : 0;
     return l->id;
@@ -141,6 +194,7 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     pb_build b;
     memset(&b, 0, sizeof b);
     str_id(&b, ""); /* string_table[0] must be "" */
+    add_mappings(&b, a->t[0].rp);
 
     static const char *const vnames[6] = { "peak_objects", "peak_space", "alloc_objects",
                                            "alloc_space", "leak_objects", "leak_space" };
@@ -232,6 +286,11 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
         locp[i] = &b.loc[i];
     }
     for (size_t i = 0; !b.nomem && i < b.nfn; i++) fnp[i] = &b.fn[i];
+    pb_mapping **mapp = calloc(b.nmaps ? b.nmaps : 1, sizeof *mapp);
+    if (!mapp) b.nomem = 1;
+    for (size_t i = 0; !b.nomem && i < b.nmaps; i++) mapp[i] = &b.maps[i];
+    p.mapping = mapp;
+    p.n_mapping = b.nmaps;
     p.location = locp;
     p.n_location = b.nloc;
     p.function = fnp;
@@ -257,6 +316,7 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
             free(buf);
         }
     }
+    free(mapp);
     free(locp);
     free(linep);
     free(fnp);
@@ -267,6 +327,8 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     free(values);
     free(locs);
     free(b.fn);
+    free(b.maps);
+    free(b.mmod);
     free(b.loc);
     free(b.lines);
     vt_strtab_free(&b.strings);

@@ -187,13 +187,16 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     fputs("</p>\n<p class=\"vt-sub\">", f);
     vt_html_esc(f, sub);
     fputs("</p>\n<div id=\"vt-errors\" class=\"vt-errors\"></div>\n"
-          "<div class=\"vt-toolbar\"><button id=\"vt-reset\" type=\"button\">Reset zoom</button>"
+          "<div class=\"vt-toolbar\"><button id=\"vt-home\" type=\"button\">Allocations</button> "
+          "<button id=\"vt-reset\" type=\"button\">Whole run</button>"
           "<span id=\"vt-range\"></span></div>\n"
           "<div id=\"vt-box\" class=\"vt-box\"><canvas id=\"vt-chart\" class=\"vt-main\"></canvas>"
           "<canvas id=\"vt-overlay\"></canvas><div id=\"vt-tip\" class=\"vt-tip\"></div></div>\n"
           "<div id=\"vt-legend\" class=\"vt-legend\"></div>\n"
-          "<p class=\"vt-note\">Drag across the chart or turn the mouse wheel to zoom; double-click or "
-          "<i>Reset zoom</i> to see it all; hover for details; click a legend entry to hide it. "
+          "<p class=\"vt-note\">The chart opens on the span from the first to the last allocation or free "
+          "(<i>Allocations</i>); <i>Whole run</i> or a double-click shows all of it. "
+          "Drag across the chart or turn the mouse wheel to zoom; "
+          "hover for details; click a legend entry to hide it. "
           "Each pixel column shows the moment of the highest total inside it: the bands are what each "
           "series held then, so no peak is ever lost between columns. The lighter upper part of a column "
           "lies above the lowest total inside it (memory was that high for part of the column only). ", f);
@@ -205,6 +208,15 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     vt_export_jstr(f, title);
     fprintf(f, ",\n\"t0\":%" PRIu64 ",\"t1\":%" PRIu64 ",\"n\":%zu,\"peak\":%" PRIu64 ",\"peakT\":%" PRIu64, s->t0,
             s->t1, s->nbuckets, s->peak, s->peak_time);
+    /* The view it opens on: the buckets from the first to the last with a memory event
+     * (a Python program's start-up before its first allocation can be most of the run). */
+    size_t e0 = 0, e1 = s->nbuckets;
+    while (e0 < s->nbuckets && !s->b[e0].events) e0++;
+    while (e1 > e0 && !s->b[e1 - 1].events) e1--;
+    double bw = s->nbuckets ? (double)(s->t1 - s->t0 + 1) / (double)s->nbuckets : 0;
+    if (e0 < e1)
+        fprintf(f, ",\"view0\":%" PRIu64 ",\"view1\":%" PRIu64, s->t0 + (uint64_t)(bw * (double)e0),
+                s->t0 + (uint64_t)(bw * (double)e1));
     fputs(",\n\"series\":[", f);
     for (size_t i = 0; i < s->nseries; i++) {
         const vt_series_def *d = &s->series[i];
@@ -249,6 +261,17 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
         if (o->time < s->t0 || o->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"size\":%" PRIu64 ",\"site\":", first ? "" : ",", o->time, o->size);
         vt_export_jstr(f, vt_row_name(a, VT_BY_SITE, o->site));
+        fputc('}', f);
+        first = 0;
+    }
+    /* The program's marks (vramtrace.mark()): a mark names a moment of every device. */
+    fputs("],\n\"marks\":[", f);
+    first = 1;
+    for (size_t i = 0; i < rp->nmarks; i++) {
+        const vt_mark *m = &rp->marks[i];
+        if (m->time < s->t0 || m->time > s->t1) continue;
+        fprintf(f, "%s{\"t\":%" PRIu64 ",\"name\":", first ? "" : ",", m->time);
+        vt_export_jstr(f, m->name);
         fputc('}', f);
         first = 0;
     }

@@ -200,6 +200,19 @@ int vt_svg_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const cha
                 TOP + PH);
         fprintf(f, "<path fill=\"#cc0000\" d=\"M%.1f %dL%.1f %dL%.1f %dZ\"/></g>\n", x - 6, TOP - 10, x + 6, TOP - 10, x, TOP);
     }
+    /* the program's marks (vramtrace.mark()) */
+    for (size_t i = 0; i < rp->nmarks; i++) {
+        const vt_mark *m = &rp->marks[i];
+        if (m->time < s->t0 || m->time > s->t1) continue;
+        double x = XP(m->time);
+        fputs("<g><title>mark ", f);
+        vt_html_esc(f, m->name);
+        fprintf(f, " at %s</title>", vt_units_time(b2, m->time));
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#283c8c\" stroke-dasharray=\"2,3\"/>\n", x, TOP,
+                x, TOP + PH);
+        text(f, x + 3, TOP + PH - 4, NULL, "font-size=\"11\" fill=\"#283c8c\"", m->name);
+        fputs("</g>\n", f);
+    }
     /* the peak */
     if (s->peak && s->peak_time >= s->t0 && s->peak_time <= s->t1) {
         double x = XP(s->peak_time), y = YP(s->peak);

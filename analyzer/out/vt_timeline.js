@@ -18,7 +18,11 @@
   var H = 440;
   var W = 0, PW = 0, PH = H - M.t - M.b;
   var T0 = D.t0, T1 = D.t1 + 1;            /* the data cover [T0, T1) */
-  var view = { a: T0, b: T1 };
+  /* It opens on the allocations' span (view0, view1), the whole run one click away. */
+  var H0 = D.view0 !== undefined ? Math.max(T0, D.view0) : T0;
+  var H1 = D.view1 !== undefined ? Math.min(T1, D.view1) : T1;
+  if (!(H1 > H0)) { H0 = T0; H1 = T1; }
+  var view = { a: H0, b: H1 };
   var hidden = D.series.map(function () { return false; });
   var cols = [];
   var ymax = 1;
@@ -220,6 +224,19 @@
       ctx.beginPath(); ctx.moveTo(x - 6, M.t - 10); ctx.lineTo(x + 6, M.t - 10); ctx.lineTo(x, M.t); ctx.closePath(); ctx.fill();
     });
 
+    /* the program's marks (vramtrace.mark()): a dashed line, the name at its foot */
+    ctx.font = '11px system-ui, sans-serif';
+    (D.marks || []).forEach(function (m) {
+      if (m.t < view.a || m.t >= view.b) return;
+      var x = Math.round(X(m.t)) + 0.5;
+      ctx.strokeStyle = 'rgba(40,60,140,0.7)';
+      ctx.setLineDash([2, 3]);
+      ctx.beginPath(); ctx.moveTo(x, M.t); ctx.lineTo(x, M.t + PH); ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#283c8c';
+      ctx.fillText(m.name, Math.min(x + 3, M.l + PW - ctx.measureText(m.name).width), M.t + PH - 4);
+    });
+
     /* the peak */
     if (D.peak > 0 && D.peakT >= view.a && D.peakT < view.b && allShown) {
       var px = Math.round(X(D.peakT)) + 0.5, py = Y(D.peak);
@@ -264,6 +281,7 @@
     hideTip();
   }
   function reset() { zoomTo(T0, T1); }
+  function home() { zoomTo(H0, H1); }
 
   function plotX(ev) {
     var r = over.getBoundingClientRect();
@@ -356,6 +374,7 @@
   over.addEventListener('dblclick', reset);
   over.addEventListener('mouseleave', function () { if (!drag) hideTip(); });
   $('vt-reset').addEventListener('click', reset);
+  $('vt-home').addEventListener('click', home);
   window.addEventListener('resize', function () { setup(); draw(); });
 
   /* ---------------------------------------------------------------- legend */
@@ -399,6 +418,9 @@
     r.legend = document.querySelectorAll('.vt-legend-item').length;
     r.series = D.series.length;
     r.range0 = rangeLabel.textContent;
+    r.home = view.a >= H0 - 2 * SPAN / NB && view.b <= H1 + 2 * SPAN / NB;
+    reset();
+    r.whole = view.a === T0 && view.b === T1;
     var span0 = view.b - view.a;
     zoomTo(T0 + SPAN / 4, T0 + SPAN / 2);
     r.zoomed = view.b - view.a < span0;
@@ -413,12 +435,14 @@
     window.dispatchEvent(new MouseEvent('mouseup', { clientX: cx + 50, clientY: cy, bubbles: true }));
     r.drag = Math.abs((view.b - view.a) - SPAN * 150 / PW) <= SPAN * 2 / PW + 2 * SPAN / NB;
     reset();
+    $('vt-home').click();
     r.range2 = rangeLabel.textContent;
     over.dispatchEvent(new MouseEvent('mousemove', { clientX: cx, clientY: cy, bubbles: true }));
     r.tooltip = tip.style.display === 'block' && tip.textContent.indexOf('highest total') >= 0;
     hideTip();
     r.errors = (window.vtErrors || []).slice();
     r.ok = r.painted > 1000 && r.colors >= 3 && r.legend === r.series && r.zoomed && r.wheel && r.drag &&
+      r.home && r.whole &&
       r.range1 !== r.range0 && r.range2 === r.range0 && r.tooltip && r.errors.length === 0;
     var out = document.createElement('pre');
     out.id = 'vt-selftest';
@@ -428,6 +452,6 @@
 
   setup();
   legend();
-  draw();
+  home();
   if (/[?&]selftest=1/.test(location.search)) selftest();
 })();

@@ -648,6 +648,34 @@ int vt_sym_resolve_inline(vt_sym *s, uint64_t ip, vt_frame *out, size_t max)
     return e->rc < 0 ? -1 : (int)e->n;
 }
 
+int vt_sym_add_known(vt_sym *s, uint64_t ip, const vt_frame *frames, size_t n)
+{
+    if (n == 0) return 0;
+    if (n > VT_SYM_CHAIN_MAX) n = VT_SYM_CHAIN_MAX;
+    vt_sym_mod *m = vt_sym_find_mod(s, ip);
+    vt_sym_slot *old = vt_sym_cache_find(s, ip);
+    if (old != NULL) return 0; /* the first set of an address wins */
+    if (s->nframes + n > s->capframes) {
+        size_t cap = s->capframes ? 2 * s->capframes : 4096;
+        while (cap < s->nframes + n) cap *= 2;
+        vt_frame *t = realloc(s->frames, cap * sizeof *t);
+        if (t == NULL) return -1;
+        s->frames = t, s->capframes = cap;
+    }
+    vt_frame *f = &s->frames[s->nframes];
+    for (size_t i = 0; i < n; i++) {
+        memset(&f[i], 0, sizeof f[i]);
+        f[i].module = m ? m->path : NULL;
+        f[i].offset = m ? ip - m->bias : ip;
+        f[i].line = frames[i].line;
+        if (frames[i].function && !(f[i].function = vt_sym_intern(s, frames[i].function))) return -1;
+        if (frames[i].file && !(f[i].file = vt_sym_intern(s, frames[i].file))) return -1;
+    }
+    if (vt_sym_cache_put(s, ip, (uint32_t)s->nframes, (uint16_t)n, m ? 0 : -1) == NULL) return -1;
+    s->nframes += n;
+    return 0;
+}
+
 int vt_sym_resolve(vt_sym *s, uint64_t ip, vt_frame *out)
 {
     return vt_sym_resolve_inline(s, ip, out, 1) < 0 ? -1 : 0;

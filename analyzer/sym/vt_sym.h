@@ -47,6 +47,12 @@ int vt_sym_resolve(vt_sym *s, uint64_t ip, vt_frame *out);
  * how many frames ip expands to (>= 1, may exceed max), or -1 as vt_sym_resolve does. */
 int vt_sym_resolve_inline(vt_sym *s, uint64_t ip, vt_frame *out, size_t max);
 
+/* Gives the frames of ip as another host resolved them (SYMBOL records): later
+ * resolves of ip answer with them and open no file. frames[i].module and .offset are
+ * ignored (the recorded module covering ip gives them). Call after the last
+ * vt_sym_add_module. Returns 0, or -1 on out of memory. */
+int vt_sym_add_known(vt_sym *s, uint64_t ip, const vt_frame *frames, size_t n);
+
 /* One line each: a module whose file is missing, or whose build-id differs from the one
  * recorded (also: not an ELF file, unreadable), as each is first hit; its frames are
  * module+offset. Valid until the next call into s. See docs/symbols.md. */

@@ -871,6 +871,10 @@ int main(int argc, char **argv)
     else if (!strcmp(s, "python")) gen_python(p);
     else if (!strcmp(s, "compat")) gen_compat(p);
     else if (!strcmp(s, "nostack")) gen_nostack(p);
+    else if (!strcmp(s, "marks")) {
+        void vt_gen_marks(const char *path); /* below main: the golden files name main's lines */
+        vt_gen_marks(p);
+    }
     else if (!strcmp(s, "truncated") || !strcmp(s, "corrupt-magic") || !strcmp(s, "corrupt-zstd") ||
              !strcmp(s, "notrailer") || !strcmp(s, "header-cut") || !strcmp(s, "version2"))
         gen_damaged(p, s);
@@ -923,6 +927,29 @@ void vt_gen_train(const char *path, unsigned batch)
 #undef TR_FREE
     (void)wa; (void)ga; (void)oa;
     at(t * MS);
+    trailer(1);
+    end();
+}
+
+/* Marks (vramtrace.mark()): the simple run between "start" (0.5 ms, nothing live yet)
+ * and "done" (10.5 ms, all freed). Marks inside a run are tested on real recordings
+ * (tests/python/api_prog.py). */
+static void mark(const char *name)
+{
+    vt_rec r = { .type = VT_REC_MARK, .device = -1, .tid = tid, .time_ns = now, .str = name,
+                 .str_len = (uint32_t)strlen(name) };
+    emit(&r);
+}
+
+void vt_gen_marks(const char *path)
+{
+    begin_simple(path, 1000, argv_train, sizeof argv_train);
+    at(MS / 2);
+    mark("start");
+    body_simple();
+    at(10 * MS + MS / 2);
+    mark("done");
+    at(11 * MS);
     trailer(1);
     end();
 }

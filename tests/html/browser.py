@@ -147,12 +147,13 @@ def main():
     work = tempfile.mkdtemp(prefix="vt-browser.")
     try:
         bert = os.path.join(src, "tests/data/findings/batch16.vtrace")
-        for s in ("oom", "python"):
+        for s in ("oom", "python", "marks"):
             subprocess.run([gen, s, os.path.join(work, s + ".vtrace")], check=True)
         pages = [
             ("timeline", ["timeline", bert, "-o", "bert-category.html"]),
             ("timeline", ["timeline", bert, "--by", "site", "-o", "bert-site.html"]),
             ("timeline", ["timeline", os.path.join(work, "oom.vtrace"), "-o", "oom.html"]),
+            ("timeline", ["timeline", os.path.join(work, "marks.vtrace"), "-o", "marks.html"]),
             ("flame", ["flamegraph", bert, "-o", "bert-flame.html"]),
             ("flame", ["flamegraph", os.path.join(work, "python.vtrace"), "--flame", "-o", "python-flame.html"]),
         ]

@@ -54,7 +54,8 @@ vt export --format folded --what leaked "$trace" > /dev/null && mv "$work/stdout
     validate folded "$work/l.folded" sum="$leak"
 if [ -n "${PPROF_CHECK:-}" ]; then
     vt export --format pprof "$trace" -o "$work/p.pb.gz" &&
-        { "$PPROF_CHECK" "$work/p.pb.gz" peak_space="$peak" alloc_space="$alloc" leak_space="$leak" > "$work/v" 2>&1 ||
+        { "$PPROF_CHECK" "$work/p.pb.gz" peak_space="$peak" alloc_space="$alloc" leak_space="$leak" \
+              "mapped_locations>=${VT_PPROF_MAPPED:-1}" > "$work/v" 2>&1 ||
           { cat "$work/v"; status=1; }; }
     # where Go is installed (not in CI), pprof itself must read it too
     if command -v go > /dev/null 2>&1 && [ -f "$work/p.pb.gz" ]; then

@@ -70,7 +70,7 @@ static uint8_t *gunzip(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: pprof_check FILE [TYPE=SUM]...\n");
+        fprintf(stderr, "usage: pprof_check FILE [TYPE=SUM]... [mapped_locations>=N]\n");
         return 2;
     }
     size_t len;
@@ -92,6 +92,25 @@ int main(int argc, char **argv)
         const Perftools__Profiles__Function *f = p->function[i];
         if (f->id == 0 || !STR_OK(f->name) || !STR_OK(f->filename)) fail("function %s%" PRIu64 " is bad", "", i);
     }
+    /* Mappings: the modules, with a path and a build-id; native locations point into one,
+     * at an address inside it. */
+    size_t with_id = 0, mapped = 0;
+    for (size_t i = 0; i < p->n_mapping; i++) {
+        const Perftools__Profiles__Mapping *m = p->mapping[i];
+        if (m->id != i + 1 || !STR_OK(m->filename) || !STR_OK(m->build_id) || m->memory_limit < m->memory_start)
+            fail("mapping %s%" PRIu64 " is bad", "", i);
+        else if (p->string_table[m->build_id][0]) with_id++;
+    }
+    for (size_t i = 0; i < p->n_location; i++) {
+        const Perftools__Profiles__Location *l = p->location[i];
+        if (l->mapping_id) {
+            const Perftools__Profiles__Mapping *m = l->mapping_id <= p->n_mapping ? p->mapping[l->mapping_id - 1] : NULL;
+            if (!m || l->address < m->memory_start || l->address >= m->memory_limit)
+                fail("location %s%" PRIu64 " is outside its mapping", "", l->id);
+            mapped++;
+        }
+    }
+    if (!p->n_mapping || !with_id) fail("no mappings with build-ids%s%" PRIu64, "", 0);
     for (size_t i = 0; i < p->n_location; i++) {
         const Perftools__Profiles__Location *l = p->location[i];
         if (l->id == 0 || !l->n_line) fail("location %s%" PRIu64 " has no id or no line", "", i);
@@ -119,8 +138,8 @@ int main(int argc, char **argv)
             sums[k] += (uint64_t)s->value[k];
         }
     }
-    printf("profile: %zu samples, %zu locations, %zu functions, %zu strings, default %s\n", p->n_sample,
-           p->n_location, p->n_function, ns, STR_OK(p->default_sample_type) ? p->string_table[p->default_sample_type] : "?");
+    printf("profile: %zu samples, %zu locations (%zu in %zu mappings, %zu with build-ids), %zu functions, "
+           "%zu strings, default %s\n", p->n_sample, p->n_location, mapped, p->n_mapping, with_id, p->n_function, ns, STR_OK(p->default_sample_type) ? p->string_table[p->default_sample_type] : "?");
     for (size_t k = 0; k < p->n_sample_type; k++)
         if (STR_OK(p->sample_type[k]->type))
             printf("  %s: %" PRIu64 " %s\n", p->string_table[p->sample_type[k]->type], sums[k],
@@ -128,6 +147,10 @@ int main(int argc, char **argv)
     for (int a = 2; a < argc; a++) {
         char name[128];
         uint64_t want;
+        if (sscanf(argv[a], "mapped_locations>=%" SCNu64, &want) == 1) { /* native frames in mappings */
+            if (p->n_location && mapped < want) fail("%s: only %" PRIu64 " locations are in a mapping", argv[a], mapped);
+            continue;
+        }
         if (sscanf(argv[a], "%127[^=]=%" SCNu64, name, &want) != 2) {
             fprintf(stderr, "bad argument %s\n", argv[a]);
             return 2;

@@ -7,6 +7,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vt-html-usage.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 "$VT_GEN" simple "$work/s.vtrace" || exit 1
 t="$work/s.vtrace"
+cd "$work" || exit 1  # where pictures without -o land
 status=0
 expect() { # expect STATUS PATTERN CMD...
     want=$1 pat=$2
@@ -19,7 +20,6 @@ expect() { # expect STATUS PATTERN CMD...
         echo "ok: vramtrace $* -> $got"
     fi
 }
-expect 2 "missing -o" timeline "$t"
 expect 2 "missing TRACE" timeline -o "$work/x.html"
 expect 2 "bad value 'cat' for --by" timeline "$t" -o "$work/x.html" --by cat
 expect 2 "bad value 'png' for --format" timeline "$t" -o "$work/x.png" --format png
@@ -33,7 +33,9 @@ expect 2 "missing.vtrace" timeline "$work/missing.vtrace" -o "$work/x.html"
 expect 2 "nonexistent" timeline "$t" -o "$work/x.html" --rules "$work/nonexistent.rules"
 expect 2 "nonexistent" export --format csv "$t" --rules "$work/nonexistent.rules"
 expect 2 "bad value 'most' for --what" flamegraph "$t" -o "$work/x.html" --what most
-expect 2 "missing -o" flamegraph "$t"
+expect 0 "wrote s.timeline.html" timeline "$t"
+expect 0 "wrote s.flamegraph.svg" flamegraph "$t" --format svg
+[ -s s.timeline.html ] && [ -s s.flamegraph.svg ] || { echo "FAIL: no default-named pictures"; status=1; }
 expect 2 "missing --format" export "$t"
 expect 2 "bad value 'json' for --format" export --format json "$t"
 expect 2 "missing TRACE" export --format csv

@@ -283,6 +283,12 @@ static void rec_print(FILE *f, const vt_rec *r)
     case VT_REC_PAUSE:
         fprintf(f, " t=%llu tid=%u paused=%llu", t, r->tid, x0);
         break;
+    case VT_REC_SYMBOL:
+        fprintf(f, " ip=0x%llx index=%llu/%llu line=%u", (unsigned long long)r->addr, x0, x1, r->line);
+        break;
+    case VT_REC_MARK:
+        fprintf(f, " t=%llu tid=%u name=%.*s", t, r->tid, (int)r->str_len, r->str ? r->str : "");
+        break;
     default:
         fprintf(f, " type=%u", r->type);
         break;
