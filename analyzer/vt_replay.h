@@ -76,7 +76,9 @@ typedef struct {
     uint32_t live_count;
     uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global }
                              * and no other (vt_replay_group_feed clears it) */
-    uint8_t  pad[3];
+    uint8_t  role;          /* vt_role: a group of annotated allocations (vt_replay_annotate),
+                             * which ordinary allocations never join; 0: an ordinary group */
+    uint8_t  pad[2];
     uint64_t live;
     uint64_t nallocs, total_bytes;
     uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
@@ -184,6 +186,8 @@ typedef struct {
     uint64_t pauses;            /* times the program paused recording (PAUSE records) */
     uint64_t paused_ns;         /* time spent paused, up to the last record */
     uint64_t unknown_records;
+    uint64_t annotations;       /* ANNOTATE records naming a buffer */
+    uint64_t annot_matched;     /* of which: an allocation was live at that address */
     uint64_t unwrapped_lookups;
 } vt_replay_stats;
 
@@ -219,6 +223,15 @@ struct vt_replay {
     size_t nstack_group;        /* (0: none): one array read finds the group of most allocations */
 
     vt_catlog *catlog;          /* device allocations for category inference, or NULL */
+
+    /* Annotations (vt_replay_annotate). Once a trace announces them, every device
+     * allocation keeps its time (an ext live entry): an annotation that comes after the
+     * peak must know whether its allocation was live then. */
+    int keep_times;
+    vt_idmap role_ix;           /* group | role << 32 | layer << 35 -> its annotated group */
+    /* Annotations that matched no allocation (buffers inside a preallocated block), per
+     * role: the bytes of the batch being read and the most of any batch. */
+    uint64_t annot_batch[VT_ROLE_MAX], annot_bytes[VT_ROLE_MAX], annot_max[VT_ROLE_MAX];
 
     vt_stack_node *nodes;
     size_t nnodes, nodes_cap;
