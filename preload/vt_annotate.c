@@ -11,8 +11,6 @@
 #include "vt_internal.h"
 
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /* Batches written so far, process-wide: numbers them. */
 static _Atomic uint64_t vt_annot_batches;
@@ -42,19 +40,9 @@ VT_EXPORT uint64_t vramtrace_annotate(int n, const uint64_t *addr, const uint64_
 {
     if (n < 0 || (n && (!addr || !size || !role)) || !tracing()) return 0;
     uint64_t batch = atomic_fetch_add_explicit(&vt_annot_batches, 1, memory_order_relaxed) + 1;
-    vt_rec r = { .type = VT_REC_ANNOTATE, .device = (int8_t)(device >= -1 && device < 127 ? device : -1),
-                 .tid = (uint32_t)syscall(SYS_gettid), .time_ns = vt_now(), .aux1 = batch };
-    if (!n) {
-        vt_side_push(&r);
-        return batch;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!addr[i] || role[i] >= VT_ROLE_MAX) continue;
-        r.addr = addr[i];
-        r.size = size[i];
-        r.kind = role[i];
-        r.aux0 = layer ? layer[i] : 0;
-        vt_side_push(&r);
-    }
+    int dev = device >= -1 && device < 127 ? device : -1;
+    if (!n) vt_rec_annotate(VT_ROLE_NONE, 0, 0, 0, batch, dev);
+    for (int i = 0; i < n; i++)
+        if (addr[i] && role[i] < VT_ROLE_MAX) vt_rec_annotate(role[i], addr[i], size[i], layer ? layer[i] : 0, batch, dev);
     return batch;
 }

@@ -304,4 +304,7 @@ void vt_module_check(void);   /* writer: emits MODULE records for objects not ye
 void vt_nvml_sample(uint64_t now); /* writer: samples when due */
 int  vt_nvml_due_in_ms(uint64_t now);
 
+/* vt_record.c: an ANNOTATE event (vt_annotate.c), through the ring */
+void vt_rec_annotate(unsigned role, uint64_t addr, uint64_t size, uint64_t layer, uint64_t batch, int device);
+
 #endif /* VT_INTERNAL_H */

@@ -36,9 +36,15 @@ import os
 import sys
 
 ROLE_WEIGHTS, ROLE_GRADIENTS, ROLE_OPTIMIZER_STATE = 1, 3, 4   # vt_role (preload/vt_format.h)
+# Weights by tree structure alone (a part shaped like the optax moments): gradients have
+# that shape too, so a buffer last named gradients keeps its role (update(params, opt, g)).
+_ROLE_SHAPED = 0x81
 _WEIGHT_KEYS = ("params", "batch_stats")   # flax collections that are model state
 _OPT_KEYS = ("opt_state",)
 _NOT_LAYER = set(_WEIGHT_KEYS) | set(_OPT_KEYS)
+# The installed hook, for measuring it: HOOK.on = False turns annotations off
+# (tests/gpu/jax_roles.py alternates blocks of steps with and without).
+HOOK = None
 
 
 def _warn(msg):
@@ -59,6 +65,7 @@ class _Hook(object):
         self.intern = lib.vramtrace_intern
         self.intern.argtypes, self.intern.restype = [ctypes.c_char_p], ctypes.c_uint32
         self.plans = {}        # (treedef, context) -> tuple of (leaf index, role, layer id), or ()
+        self.grad_ptrs = set() # buffers of the latest gradients written
         self.layer_ids = {}    # layer name -> STRING id
         self.on = True
         self.calls = 0
@@ -135,7 +142,7 @@ class _Hook(object):
                 elif obj is not None and moments:
                     try:
                         if self.tu.tree_structure(obj) in moments:
-                            role = ROLE_WEIGHTS
+                            role = _ROLE_SHAPED
                     except Exception:
                         pass
             for k in path[start:]:
@@ -172,9 +179,16 @@ class _Hook(object):
             if isinstance(leaf, self.tracer):
                 return  # under a trace: nothing on the device yet
             try:
-                addrs.append(leaf.unsafe_buffer_pointer())
+                ptr = leaf.unsafe_buffer_pointer()
+                if role == _ROLE_SHAPED:
+                    if ptr in self.grad_ptrs:
+                        continue
+                    role = ROLE_WEIGHTS
+                addrs.append(ptr)
                 sizes.append(leaf.nbytes)
             except Exception:  # sharded, deleted (donated), or not an array
+                if role == _ROLE_SHAPED:
+                    role = ROLE_WEIGHTS
                 try:
                     shards = leaf.addressable_shards
                 except Exception:
@@ -193,6 +207,8 @@ class _Hook(object):
         n = len(addrs)
         if not n:
             return
+        if grads_part != -1:
+            self.grad_ptrs = set(a for a, r in zip(addrs, roles) if r == ROLE_GRADIENTS)
         a = (ctypes.c_uint64 * n)(*addrs)
         s = (ctypes.c_uint64 * n)(*sizes)
         r = (ctypes.c_uint8 * n)(*roles)
@@ -264,15 +280,14 @@ class _Jitted(object):
             hook.safe(hook.write, args + tuple(kw.values()) if kw else args, True, -1)
         out = self._jitted(*args, **kw)
         if hook.on:
+            # a tuple's elements are the parts judged alone, like the arguments
+            parts = out if isinstance(out, tuple) else (out,)
             grads = -1
             if self._grad == 1:
                 grads = -2
             elif self._grad == 2:
-                grads = 1  # value_and_grad: (value, grads)
-            wrapped = out if grads == 1 and isinstance(out, tuple) else (out,)
-            if grads == 1 and not isinstance(out, tuple):
-                grads = -1
-            hook.safe(hook.write, wrapped, True, grads, (args, wrapped))
+                grads = 1 if isinstance(out, tuple) and len(out) == 2 else -1  # (value, grads)
+            hook.safe(hook.write, parts, True, grads, (args, parts))
         return out
 
     def __get__(self, obj, objtype=None):
@@ -294,7 +309,8 @@ def install(jax):
         lib.vramtrace_annotate, lib.vramtrace_intern
     except (OSError, AttributeError):
         return None
-    hook = _Hook(jax, lib)
+    global HOOK
+    hook = HOOK = _Hook(jax, lib)
     hook.annotate(0, None, None, None, None, -1)  # the announcement: before any buffer
     jax.jit = hook.wrap_jit(jax.jit)
     jax.grad = hook.wrap_grad(jax.grad, False)

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks one traced run of jax_roles.py (tests/gpu/jax_roles.sh): prints one table row.
+
+    jax_roles_check.py NAME EXPECT.json REPORT.json LAYERS.txt [--caching]
+
+At the device's peak (report --json, by_category): weights and optimizer_state must be
+k times the pytrees' byte counts JAX reported, within 1%, where k is 1 with donation
+(one set lives) and 1 or 2 without (the step's inputs and outputs both live at its
+peak: the same k for both); with --split, gradients within 1% of the parameters' bytes
+when the peak holds them. The bytes left unnamed (activations, temporary, other) are
+compared with XLA's temp buffer of the step (its memory analysis): activations and
+the gradients of a fused step live there. `top --by layer` must name flax module
+paths (block_N/Dense_M, Block_N/..., Embed_0). --caching (the default BFC allocator):
+the report must say caching mode and name the annotated pytrees inside the block.
+Exit 1 when a check fails.
+"""
+import json
+import re
+import sys
+
+
+def main():
+    name, exp_p, rep_p, lay_p = sys.argv[1:5]
+    caching = "--caching" in sys.argv
+    e = json.load(open(exp_p))
+    r = json.load(open(rep_p))
+    dev = max(r["devices"], key=lambda d: d["peak_bytes"])
+    cats = {c["category"]: c for c in dev["by_category"]}
+    b = {k: cats.get(k, {}).get("bytes", 0) for k in ("weights", "optimizer_state", "gradients", "activations",
+                                                      "temporary", "other", "workspace")}
+    ann = {k: cats.get(k, {}).get("annotated_bytes", 0) for k in b}
+    P, O = e["param_bytes"], e["opt_bytes"]
+    fails = []
+    layers = open(lay_p).read()
+    if caching:
+        info = dev["categories"]
+        seg = info.get("annotated_in_segments", {})
+        if info["mode"] != "caching":
+            fails.append("mode %s, not caching" % info["mode"])
+        for k, want in (("weights", P), ("optimizer_state", O)):
+            got = seg.get(k, 0)
+            if abs(got - want) > 0.01 * want:
+                fails.append("%s in segments %d, JAX %d" % (k, got, want))
+        print("%-22s %7s  %14s %14s  %s" % (name, "caching", "w %.4f" % (seg.get("weights", 0) / P),
+                                             "o %.4f" % (seg.get("optimizer_state", 0) / O),
+                                             "FAIL: " + "; ".join(fails) if fails else "pass"))
+        return 1 if fails else 0
+    kw, ko = b["weights"] / P, b["optimizer_state"] / O
+    k = round(kw)
+    allowed = (1,) if e["donate"] else (1, 2)
+    if k not in allowed or abs(kw - k) > 0.01:
+        fails.append("weights %d = %.4f x params %d" % (b["weights"], kw, P))
+    if round(ko) != k or abs(ko - k) > 0.01:
+        fails.append("optimizer_state %d = %.4f x opt_state %d (weights: %d sets)" % (b["optimizer_state"], ko, O, k))
+    if ann["weights"] != b["weights"] or ann["optimizer_state"] != b["optimizer_state"]:
+        fails.append("weights/optimizer_state not all from annotations")
+    if e.get("split"):
+        kg = b["gradients"] / P
+        if b["gradients"] and abs(kg - round(kg)) > 0.01:
+            fails.append("gradients %d = %.4f x params" % (b["gradients"], kg))
+    unnamed = b["activations"] + b["temporary"] + b["other"]
+    temp = e.get("xla_temp_bytes")
+    note = ""
+    if temp:
+        note = "unnamed %.3f x XLA temp" % (unnamed / temp)
+    pat = r"(block_\d+/Dense_\d+|Block_\d+/|LMBlock_\d+/|Embed_0|Dense_\d+)"
+    if not re.search(pat, layers):
+        fails.append("top --by layer names no flax module path")
+    if re.search(r"XlaPass|XlaCompile", layers):
+        fails.append("an XLA compiler range is a layer")
+    print("%-22s %7d  %14s %14s  %-26s %s" % (name, k, "w %.4f" % kw, "o %.4f" % ko, note,
+                                             "FAIL: " + "; ".join(fails) if fails else "pass"))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
