@@ -170,10 +170,11 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cls == VT_CLASS_DEVICE)
                 g->cat_flags |= VT_CATF_CACHE;
             g->cat_rule = 0;
-            if (g->role && g->role < VT_ROLE_MAX && g->cls != VT_CLASS_HOST) {
-                /* The program said what it is (vt_replay_annotate): roles are the
-                 * first categories, in order. */
-                g->cat = (uint8_t)(g->role - 1);
+            if (g->role && g->cls != VT_CLASS_HOST) {
+                /* The program said what it is (on_annotate in vt_replay.c): roles are the
+                 * first categories, in order; VT_ROLE_MAX marks the allocator's
+                 * rounding of annotated buffers, which is none of them. */
+                g->cat = (uint8_t)(g->role < VT_ROLE_MAX ? g->role - 1 : VT_CAT_OTHER);
                 g->cat_how = VT_CAT_HOW_ANNOTATED;
             } else if (g->cls == VT_CLASS_HOST) {
                 /* Pinned host memory is never device memory, whatever the frames say. */

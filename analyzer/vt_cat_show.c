@@ -111,7 +111,7 @@ void vt_cat_show_json_rows(vt_json *j, const char *key, const vt_analysis *a, co
         vt_json_str(j, "how", vt_cat_how_text(r));
         vt_json_u64(j, "rule_bytes", r->rule_bytes);
         vt_json_u64(j, "inferred_bytes", r->inferred_bytes);
-        vt_json_u64(j, "annotated_bytes", r->annotated_bytes);
+        if (r->annotated_bytes) vt_json_u64(j, "annotated_bytes", r->annotated_bytes);
         vt_json_end(j);
     }
     vt_json_end(j);
@@ -147,11 +147,12 @@ void vt_cat_show_json_info(vt_json *j, const vt_analysis *a, const vt_tracker *t
     vt_json_end(j);
     free(secs);
     uint64_t in_seg[VT_CAT_N];
-    vt_json_obj(j, "annotated_in_segments");
-    if (vt_cat_annotated_in_segments(a, in_seg))
+    if (vt_cat_annotated_in_segments(a, in_seg)) {  /* only traces with such annotations */
+        vt_json_obj(j, "annotated_in_segments");
         for (int c = 0; c < VT_CAT_N; c++)
             if (in_seg[c]) vt_json_u64(j, vt_cat_name((vt_cat)c), in_seg[c]);
-    vt_json_end(j);
+        vt_json_end(j);
+    }
     vt_json_end(j);
 }
 

@@ -319,11 +319,35 @@ static void group_release(vt_replay *rp, const vt_live *e)
         vt_catlog_push_free(rp->catlog, gi, rp->now, vt_live_ext_of(&rp->live, e)->logix);
 }
 
-/* Drops the live entry e: the memory goes back. */
+/* The key of the part of an annotated allocation beyond the buffer it holds (the
+ * allocator's rounding, on_annotate in vt_replay.c), kept as an entry of its own. */
+#define VT_SPACE_SLACK 6
+static inline uint64_t slack_key(unsigned space, uint64_t addr)
+{
+    return space == VT_SPACE_DEVICE_PTR ? addr : addr | 1ull << 63;
+}
+
+/* Drops the live entry e: the memory goes back (with its rounding's entry, if any). */
 static void release(vt_replay *rp, vt_live *e)
 {
+    unsigned space = vt_live_space(e);
+    uint64_t addr = e->addr;
     group_release(rp, e);
     vt_live_delete(&rp->live, e);
+    if (rp->keep_times) {
+        vt_live *s = vt_live_find(&rp->live, VT_SPACE_SLACK, slack_key(space, addr));
+        if (s) {
+            uint32_t gi = vt_live_group(&rp->live, s);
+            if (gi < rp->ngroups) {
+                vt_group *g = &rp->groups[gi];
+                group_touch(g);
+                g->live -= vt_live_size(&rp->live, s);
+                if (g->layer) vt_layer_sub(g->layer, vt_live_size(&rp->live, s));
+                for (unsigned k = 0; k < g->ntk; k++) g->tk[k]->live -= vt_live_size(&rp->live, s);
+            }
+            vt_live_delete(&rp->live, s);
+        }
+    }
 }
 
 /* An allocation of a device group that the category log may still ask about: one it
@@ -559,15 +583,19 @@ static int tracker_index(const vt_group *g, const vt_tracker *t)
  * tracker's latest peak when the allocation was live then (the one thing that makes the
  * move retroactive: a step's outputs are named once the step has returned, after the
  * peak they made). */
-static void group_move(vt_replay *rp, uint32_t from, uint32_t to, uint64_t size, uint64_t t_alloc)
+static void group_move(vt_replay *rp, uint32_t from, uint32_t to, uint64_t size, uint64_t t_alloc, int whole)
 {
     vt_group *g = &rp->groups[from], *h = &rp->groups[to];
     group_touch(g);
     group_touch(h);
     uint64_t t = t_alloc != UINT64_MAX ? t_alloc : rp->now;
-    g->live -= size; g->live_count--; g->nallocs--; g->total_bytes -= size; g->alloc_times -= t;
-    h->live += size; h->live_count++; h->nallocs++; h->total_bytes += size; h->alloc_times += t;
-    if (!h->life.first_alloc || t < h->life.first_alloc) h->life.first_alloc = t;
+    g->live -= size; g->total_bytes -= size;
+    h->live += size; h->total_bytes += size;
+    if (whole) {  /* the allocation itself, not only some of its bytes */
+        g->live_count--; g->nallocs--; g->alloc_times -= t;
+        h->live_count++; h->nallocs++; h->alloc_times += t;
+        if (!h->life.first_alloc || t < h->life.first_alloc) h->life.first_alloc = t;
+    }
     if (g->layer != h->layer) {
         if (g->layer) vt_layer_sub(g->layer, size);
         if (h->layer) vt_layer_add(h->layer, size, t);
@@ -577,19 +605,24 @@ static void group_move(vt_replay *rp, uint32_t from, uint32_t to, uint64_t size,
         int j = tracker_index(h, tk);
         if (j < 0) {  /* h does not feed it: the bytes leave it */
             tk->live -= size;
-            tk->count--;
+            tk->count -= (uint64_t)whole;
             continue;
         }
         if (t_alloc != UINT64_MAX && tk->trace == rp->trace && tk->peak && t_alloc <= tk->peak_time &&
-            g->at_peak[k] >= size && g->at_peak_count[k]) {
+            g->at_peak[k] >= size && (!whole || g->at_peak_count[k])) {
             g->at_peak[k] -= size;
-            g->at_peak_count[k]--;
             h->at_peak[j] += size;
-            h->at_peak_count[j]++;
+            if (whole) {
+                g->at_peak_count[k]--;
+                h->at_peak_count[j]++;
+            }
         }
     }
     for (unsigned j = 0; j < h->ntk; j++)
-        if (tracker_index(g, h->tk[j]) < 0) tracker_add(rp, h->tk[j], size);
+        if (tracker_index(g, h->tk[j]) < 0) {
+            tracker_add(rp, h->tk[j], size);
+            if (!whole) h->tk[j]->count--;
+        }
 }
 
 static void on_annotate(vt_replay *rp, const vt_rec *r)
@@ -600,7 +633,17 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
     }
     rp->st.annotations++;
     unsigned role = r->kind < VT_ROLE_MAX ? r->kind : 0;
-    vt_live *e = vt_live_find(&rp->live, VT_SPACE_DEVICE_PTR, r->addr);
+    unsigned space = VT_SPACE_DEVICE_PTR;
+    vt_live *e = vt_live_find(&rp->live, space, r->addr);
+    if (!e) {
+        /* Mapped VMM memory (XLA's platform allocator maps each buffer): the handle
+         * whose mapping starts at the buffer. */
+        vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, r->addr);
+        if (m) {
+            space = VT_SPACE_VMM_HANDLE;
+            e = vt_live_find(&rp->live, space, vt_live_ext_of(&rp->live, m)->aux);
+        }
+    }
     if (!e) {
         /* Inside a block the framework carved it from (XLA's preallocation): no
          * allocation of its own. Counted by role per batch (one pytree of one call). */
@@ -618,21 +661,38 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
     uint32_t gi = vt_live_group(&rp->live, e);
     if (gi >= rp->ngroups) return;
     vt_group *g = &rp->groups[gi];
-    if (!g->role && !role) return;
+    unsigned from_role = g->role;   /* g moves when groups are made below */
+    if (!from_role && !role) return;
     /* the ordinary group it came from: annotated groups are keyed by it */
-    uint32_t base = g->role ? group_find(rp, g->stack_id, g->kind, g->device) : gi;
+    uint32_t base = from_role ? group_find(rp, g->stack_id, g->kind, g->device) : gi;
     if (base == UINT32_MAX) { rp->nomem = 1; return; }
     uint32_t to = role ? role_group(rp, base, role, (uint32_t)r->aux0) : base;
     if (to == UINT32_MAX) { rp->nomem = 1; return; }
     if (to == gi) return;  /* already so: a donated buffer, named again at every step */
-    uint64_t size = vt_live_size(&rp->live, e);
+    uint64_t size = vt_live_size(&rp->live, e), key = e->addr;
     int ext = vt_live_is_ext(e);
     uint64_t aux = ext ? vt_live_ext_of(&rp->live, e)->aux : UINT64_MAX;
     uint32_t logix = ext ? vt_live_ext_of(&rp->live, e)->logix : VT_CATLOG_NONE;
-    group_move(rp, gi, to, size, aux);
+    group_move(rp, gi, to, size, aux, 1);
     if (rp->catlog && logix != VT_CATLOG_NONE && logix < rp->catlog->n) rp->catlog->e[logix].group = to;
-    if (vt_live_set(&rp->live, e, VT_SPACE_DEVICE_PTR, r->addr, size, to, ext ? aux : 0, logix, ext))
-        rp->nomem = 1;
+    /* The allocator rounded the buffer up (VMM granularity: 2 MiB for a bias of 4 KiB):
+     * the buffer's bytes take the role, the rest goes to an entry of its own in the
+     * rounding group of the base (category other), so that a role holds what the
+     * program's pytrees hold. Done once, when the allocation first gets a role. */
+    uint64_t keep = size;
+    if (role && !from_role && r->size && r->size < size) {
+        uint32_t sg = role_group(rp, base, VT_ROLE_MAX, 0);
+        int fresh;
+        vt_live *s = sg != UINT32_MAX ? vt_live_upsert(&rp->live, VT_SPACE_SLACK, slack_key(space, key), &fresh) : NULL;
+        if (s && fresh && !vt_live_set(&rp->live, s, VT_SPACE_SLACK, slack_key(space, key), size - r->size, sg, 0,
+                                       VT_CATLOG_NONE, 0)) {
+            group_move(rp, to, sg, size - r->size, aux, 0);
+            keep = r->size;
+        }
+        e = vt_live_find(&rp->live, space, key);  /* the table may have grown */
+        if (!e) { rp->nomem = 1; return; }
+    }
+    if (vt_live_set(&rp->live, e, space, key, keep, to, ext ? aux : 0, logix, ext)) rp->nomem = 1;
 }
 
 static char *keep(vt_replay *rp, const void *p, size_t n)
@@ -903,7 +963,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
 
 static inline int fast_free(vt_replay *rp, const vt_ev *e, size_t h)
 {
-    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR) return 0;
+    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || rp->keep_times) return 0;
     vt_live *l;
     for (size_t i = h;; i = (i + 1) & rp->live.mask) {
         l = &rp->live.tab[i];

@@ -76,8 +76,9 @@ typedef struct {
     uint32_t live_count;
     uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global }
                              * and no other (vt_replay_group_feed clears it) */
-    uint8_t  role;          /* vt_role: a group of annotated allocations (vt_replay_annotate),
-                             * which ordinary allocations never join; 0: an ordinary group */
+    uint8_t  role;          /* vt_role: a group of annotated allocations (on_annotate), which
+                             * ordinary allocations never join; VT_ROLE_MAX: the allocator's
+                             * rounding of annotated buffers; 0: an ordinary group */
     uint8_t  pad[2];
     uint64_t live;
     uint64_t nallocs, total_bytes;
@@ -224,7 +225,7 @@ struct vt_replay {
 
     vt_catlog *catlog;          /* device allocations for category inference, or NULL */
 
-    /* Annotations (vt_replay_annotate). Once a trace announces them, every device
+    /* Annotations (on_annotate in vt_replay.c). Once a trace announces them, every device
      * allocation keeps its time (an ext live entry): an annotation that comes after the
      * peak must know whether its allocation was live then. */
     int keep_times;

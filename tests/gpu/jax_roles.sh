@@ -18,32 +18,43 @@ py=$root/tests/gpu/jax_roles.py
 chk=$root/tests/gpu/jax_roles_check.py
 fail=0
 printf '%-22s %7s  %14s %14s  %-26s %s\n' config sets weights/JAX opt/JAX "" result
-one() { # NAME [--caching] -- ARGS...
+# the traced runs and their reports, one process each: the per-tensor ones side by side
+# (one GPU holds them all; compiling is what takes the time), then the BFC one alone
+run() { # NAME [--caching] -- ARGS...
   local name=$1 caching=""; shift
   [ "$1" = --caching ] && { caching=--caching; shift; }
   shift
   local pt=--per-tensor
   [ -n "$caching" ] && pt=
-  if ! "$VT" run $pt --no-summary -o "$o/$name.vtrace" -- $PY "$py" "$@" --expect "$o/$name.json" \
+  if "$VT" run $pt --no-summary -o "$o/$name.vtrace" -- $PY "$py" "$@" --expect "$o/$name.json" \
       > "$o/$name.out" 2> "$o/$name.err"; then
-    printf '%-22s FAIL: the program failed (%s)\n' "$name" "$(tail -1 "$o/$name.err")"
+    "$VT" report --json "$o/$name.vtrace" > "$o/$name.report.json" 2>/dev/null
+    "$VT" report "$o/$name.vtrace" > "$o/$name.report.txt" 2>/dev/null
+    "$VT" top --by layer "$o/$name.vtrace" > "$o/$name.layers.txt" 2>/dev/null
+  else
+    echo "exit $?" > "$o/$name.failed"
+  fi
+}
+check() { # NAME [--caching]
+  local name=$1
+  if [ -f "$o/$name.failed" ] || [ ! -f "$o/$name.report.json" ]; then
+    printf '%-22s FAIL: the program failed (%s)\n' "$name" "$(tail -1 "$o/$name.err" 2>/dev/null)"
     fail=1
     return
   fi
-  "$VT" report --json "$o/$name.vtrace" > "$o/$name.report.json" 2>/dev/null
-  "$VT" report "$o/$name.vtrace" > "$o/$name.report.txt" 2>/dev/null
-  "$VT" top --by layer "$o/$name.vtrace" > "$o/$name.layers.txt" 2>/dev/null
-  $PY "$chk" "$name" "$o/$name.json" "$o/$name.report.json" "$o/$name.layers.txt" $caching || fail=1
+  $PY "$chk" "$name" "$o/$name.json" "$o/$name.report.json" "$o/$name.layers.txt" ${2:-} || fail=1
 }
-one mlp-fp32 -- --model mlp
-one mlp-fp32-donate -- --model mlp --donate
-one mlp-bf16 -- --model mlp --bf16
-one mlp-bf16-donate -- --model mlp --bf16 --donate
-one mlp-fp32-split -- --model mlp --split --donate
-one lm-fp32 -- --model lm
-one lm-fp32-donate -- --model lm --donate
-one lm-bf16-donate -- --model lm --bf16 --donate
-one mlp-fp32-bfc --caching -- --model mlp --donate
+configs=("mlp-fp32 -- --model mlp" "mlp-fp32-donate -- --model mlp --donate" "mlp-bf16 -- --model mlp --bf16"
+         "mlp-bf16-donate -- --model mlp --bf16 --donate" "mlp-fp32-split -- --model mlp --split --donate"
+         "lm-fp32 -- --model lm" "lm-fp32-donate -- --model lm --donate" "lm-bf16-donate -- --model lm --bf16 --donate")
+for c in "${configs[@]}"; do
+  # shellcheck disable=SC2086
+  run $c &
+done
+wait
+run mlp-fp32-bfc --caching -- --model mlp --donate
+for c in "${configs[@]}"; do check "${c%% *}"; done
+check mlp-fp32-bfc --caching
 # the cost per jitted step: blocks of 10 steps, hook on / off / recording paused
 line=$("$VT" run --per-tensor --no-summary -o "$o/ab.vtrace" -- $PY "$py" --model lm --donate --ab 2>"$o/ab.err" | tail -1)
 echo "$line" > "$o/ab.json"
