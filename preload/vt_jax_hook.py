@@ -8,8 +8,9 @@ Installed as <build>/lib/vramtrace_py/vramtrace_jax.py; the start-up hook
 own `import jax` has finished. docs/python.md says what it does; in short:
 
 - jax.jit is replaced by a function that jits as before and wraps the result: the
-  wrapper calls the jitted function unchanged and then, for its arguments (before the
-  call: donated ones are gone after it) and its results, writes one annotation per
+  wrapper calls the jitted function unchanged and then, for its results and (at its
+  first two calls and every 64th: they are mostly the results of the call before) its
+  arguments (before the call: donated ones are gone after it), writes one annotation per
   device buffer with a role: address (jax.Array.unsafe_buffer_pointer(), per addressable
   shard), size, role and layer, through vramtrace_annotate in the recorder (ctypes).
   The analyzer joins them with the allocations by address and time.
@@ -267,15 +268,22 @@ def _is_optax(o):
 class _Jitted(object):
     """A jitted function, called as before; its arguments and results are annotated."""
 
+    # Arguments are mostly the results of the call before (annotated then): they are
+    # annotated at the first calls, for the buffers made outside (init, checkpoints),
+    # and then at every ARGS_EVERY-th call, which halves the cost of a training step.
+    ARGS_FIRST, ARGS_EVERY = 2, 64
+
     def __init__(self, hook, jitted, fun):
         self._hook = hook
+        self._calls = 0
         self._jitted = jitted
         self._grad = getattr(fun, "_vramtrace_grad", 0)
         functools.update_wrapper(self, fun if callable(fun) else jitted)
 
     def __call__(self, *args, **kw):
         hook = self._hook
-        if hook.on and (args or kw):
+        self._calls += 1
+        if hook.on and (args or kw) and (self._calls <= self.ARGS_FIRST or self._calls % self.ARGS_EVERY == 0):
             # before the call: the donated ones are deleted by it
             hook.safe(hook.write, args + tuple(kw.values()) if kw else args, True, -1)
         out = self._jitted(*args, **kw)

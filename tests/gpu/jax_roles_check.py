@@ -46,24 +46,30 @@ def main():
                                              "o %.4f" % (seg.get("optimizer_state", 0) / O),
                                              "FAIL: " + "; ".join(fails) if fails else "pass"))
         return 1 if fails else 0
-    kw, ko = b["weights"] / P, b["optimizer_state"] / O
+    # what the annotations named (lifetimes may add the inputs x, y, made before the
+    # first step and kept, to weights)
+    kw, ko = ann["weights"] / P, ann["optimizer_state"] / O
     k = round(kw)
     allowed = (1,) if e["donate"] else (1, 2)
     if k not in allowed or abs(kw - k) > 0.01:
-        fails.append("weights %d = %.4f x params %d" % (b["weights"], kw, P))
+        fails.append("weights %d = %.4f x params %d" % (ann["weights"], kw, P))
     if round(ko) != k or abs(ko - k) > 0.01:
-        fails.append("optimizer_state %d = %.4f x opt_state %d (weights: %d sets)" % (b["optimizer_state"], ko, O, k))
-    if ann["weights"] != b["weights"] or ann["optimizer_state"] != b["optimizer_state"]:
-        fails.append("weights/optimizer_state not all from annotations")
-    if e.get("split"):
-        kg = b["gradients"] / P
-        if b["gradients"] and abs(kg - round(kg)) > 0.01:
-            fails.append("gradients %d = %.4f x params" % (b["gradients"], kg))
-    unnamed = b["activations"] + b["temporary"] + b["other"]
-    temp = e.get("xla_temp_bytes")
+        fails.append("optimizer_state %d = %.4f x opt_state %d (weights: %d sets)" % (ann["optimizer_state"], ko, O, k))
     note = ""
+    if e.get("split"):
+        kg = ann["gradients"] / P
+        note = "gradients %.4f x params" % kg
+        if not ann["gradients"] or abs(kg - round(kg)) > 0.01:
+            fails.append("gradients %d = %.4f x params" % (ann["gradients"], kg))
+    # a fused step's gradients and activations live in XLA's temp buffer: it must be
+    # there at the peak, unnamed (activations, temporary, or other by lifetimes; not the
+    # rounding of annotated buffers, which is other by annotation)
+    unnamed = b["activations"] + b["temporary"] + b["other"] - ann["other"]
+    temp = e.get("xla_temp_bytes")
     if temp:
         note = "unnamed %.3f x XLA temp" % (unnamed / temp)
+        if unnamed < 0.99 * temp:
+            fails.append("unnamed bytes %d < XLA's temp buffer %d" % (unnamed, temp))
     pat = r"(block_\d+/Dense_\d+|Block_\d+/|LMBlock_\d+/|Embed_0|Dense_\d+)"
     if not re.search(pat, layers):
         fails.append("top --by layer names no flax module path")
