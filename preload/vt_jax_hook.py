@@ -8,9 +8,11 @@ Installed as <build>/lib/vramtrace_py/vramtrace_jax.py; the start-up hook
 own `import jax` has finished. docs/python.md says what it does; in short:
 
 - jax.jit is replaced by a function that jits as before and wraps the result: the
-  wrapper calls the jitted function unchanged and then, for its results and (at its
-  first two calls and every 64th: they are mostly the results of the call before) its
-  arguments (before the call: donated ones are gone after it), writes one annotation per
+  wrapper calls the jitted function unchanged and then, for its results (with
+  donate_argnums: at its first two calls and every 64th, the donated buffers keeping
+  their role) and (at its first two calls and every 64th: they are mostly the results
+  of the call before) its arguments (before the call: donated ones are gone after it),
+  writes one annotation per
   device buffer with a role: address (jax.Array.unsafe_buffer_pointer(), per addressable
   shard), size, role and layer, through vramtrace_annotate in the recorder (ctypes).
   The analyzer joins them with the allocations by address and time.
@@ -233,7 +235,8 @@ class _Hook(object):
         def jit(fun=None, *args, **kw):
             if fun is None:  # jax.jit(donate_argnums=...) as a decorator factory
                 return lambda f: jit(f, *args, **kw)
-            return _Jitted(hook, orig(fun, *args, **kw), fun)
+            donates = bool(kw.get("donate_argnums") or kw.get("donate_argnames"))
+            return _Jitted(hook, orig(fun, *args, **kw), fun, donates)
 
         jit._vramtrace = True
         return jit
@@ -270,12 +273,16 @@ class _Jitted(object):
 
     # Arguments are mostly the results of the call before (annotated then): they are
     # annotated at the first calls, for the buffers made outside (init, checkpoints),
-    # and then at every ARGS_EVERY-th call, which halves the cost of a training step.
+    # and then at every ARGS_EVERY-th call. So are the results of a function that
+    # donates its arguments: XLA writes them into the donated buffers, which keep the
+    # role they were given (a result that got a buffer of its own is named at the next
+    # such call, and the analyzer moves it as if named when it was made).
     ARGS_FIRST, ARGS_EVERY = 2, 64
 
-    def __init__(self, hook, jitted, fun):
+    def __init__(self, hook, jitted, fun, donates=False):
         self._hook = hook
         self._calls = 0
+        self._donates = donates
         self._jitted = jitted
         self._grad = getattr(fun, "_vramtrace_grad", 0)
         functools.update_wrapper(self, fun if callable(fun) else jitted)
@@ -283,11 +290,12 @@ class _Jitted(object):
     def __call__(self, *args, **kw):
         hook = self._hook
         self._calls += 1
-        if hook.on and (args or kw) and (self._calls <= self.ARGS_FIRST or self._calls % self.ARGS_EVERY == 0):
+        now = self._calls <= self.ARGS_FIRST or self._calls % self.ARGS_EVERY == 0
+        if hook.on and (args or kw) and now:
             # before the call: the donated ones are deleted by it
             hook.safe(hook.write, args + tuple(kw.values()) if kw else args, True, -1)
         out = self._jitted(*args, **kw)
-        if hook.on:
+        if hook.on and (now or not self._donates):
             # a tuple's elements are the parts judged alone, like the arguments
             parts = out if isinstance(out, tuple) else (out,)
             grads = -1
