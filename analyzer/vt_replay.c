@@ -320,7 +320,7 @@ static void group_release(vt_replay *rp, const vt_live *e)
 }
 
 /* The key of the part of an annotated allocation beyond the buffer it holds (the
- * allocator's rounding, on_annotate in vt_replay.c), kept as an entry of its own. */
+ * allocator's rounding, on_annotate), kept as an entry of its own. */
 #define VT_SPACE_SLACK 6
 static inline uint64_t slack_key(unsigned space, uint64_t addr)
 {
@@ -631,7 +631,6 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
         rp->keep_times = 1;
         return;
     }
-    rp->st.annotations++;
     unsigned role = r->kind < VT_ROLE_MAX ? r->kind : 0;
     unsigned space = VT_SPACE_DEVICE_PTR;
     vt_live *e = vt_live_find(&rp->live, space, r->addr);
@@ -643,6 +642,13 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
             space = VT_SPACE_VMM_HANDLE;
             e = vt_live_find(&rp->live, space, vt_live_ext_of(&rp->live, m)->aux);
         }
+    }
+    /* A buffer at the start of a block the framework carves buffers from (XLA's
+     * preallocation) is not that block: an allocation of its own is at most the
+     * allocator's rounding larger (VMM granularity, 2 MiB, or an eighth). */
+    if (e && r->size) {
+        uint64_t have = vt_live_size(&rp->live, e);
+        if (have > r->size && have - r->size > (2u << 20) && have - r->size > r->size / 8) e = NULL;
     }
     if (!e) {
         /* Inside a block the framework carved it from (XLA's preallocation): no
@@ -657,7 +663,6 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
         }
         return;
     }
-    rp->st.annot_matched++;
     uint32_t gi = vt_live_group(&rp->live, e);
     if (gi >= rp->ngroups) return;
     vt_group *g = &rp->groups[gi];

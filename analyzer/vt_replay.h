@@ -187,8 +187,6 @@ typedef struct {
     uint64_t pauses;            /* times the program paused recording (PAUSE records) */
     uint64_t paused_ns;         /* time spent paused, up to the last record */
     uint64_t unknown_records;
-    uint64_t annotations;       /* ANNOTATE records naming a buffer */
-    uint64_t annot_matched;     /* of which: an allocation was live at that address */
     uint64_t unwrapped_lookups;
 } vt_replay_stats;
 

@@ -59,7 +59,6 @@ def _warn(msg):
 
 class _Hook(object):
     def __init__(self, jax, lib):
-        self.jax = jax
         self.tu = jax.tree_util
         self.annotate = lib.vramtrace_annotate
         self.annotate.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -71,7 +70,6 @@ class _Hook(object):
         self.grad_ptrs = set() # buffers of the latest gradients written
         self.layer_ids = {}    # layer name -> STRING id
         self.on = True
-        self.calls = 0
         core = getattr(jax, "core", None)
         self.tracer = getattr(core, "Tracer", None) or type(None)
 
@@ -80,7 +78,9 @@ class _Hook(object):
         name = "/".join(keys)
         i = self.layer_ids.get(name)
         if i is None:
-            i = self.layer_ids[name] = self.intern(name.encode("utf-8", "replace")) if name else 0
+            i = self.intern(name.encode("utf-8", "replace")) if name else 0
+            if i:  # 0: recording paused; asked again next time
+                self.layer_ids[name] = i
         return i
 
     @staticmethod

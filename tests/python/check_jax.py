@@ -4,7 +4,9 @@ pytrees' bytes (times the sets live: inputs and outputs of a step without donati
 all from annotations; gradients as expected; `top --by layer` names the flax module
 path of the largest parameter.
 
-    check_jax.py VRAMTRACE TRACE EXPECT"""
+    check_jax.py VRAMTRACE TRACE EXPECT [--bfc]
+--bfc: the buffers live in one preallocated block: the report must say caching mode and
+name the pytrees' bytes inside it."""
 import json
 import subprocess
 import sys
@@ -23,6 +25,17 @@ def at_peak(cat):
     return cats.get(cat, {}).get("annotated_bytes", 0)
 
 
+if "--bfc" in sys.argv:
+    # one block: caching mode, and the annotations name the pytrees inside it
+    info = r["devices"][0]["categories"]
+    seg = info.get("annotated_in_segments", {})
+    check(info["mode"] == "caching", "mode %s, not caching" % info["mode"])
+    check(seg.get("weights") == e["params"], "weights in the block %s, want %d" % (seg.get("weights"), e["params"]))
+    check(seg.get("optimizer_state") == e["opt_state"],
+          "optimizer_state in the block %s, want %d" % (seg.get("optimizer_state"), e["opt_state"]))
+    text = subprocess.run([vt, "report", trace], check=True, stdout=subprocess.PIPE).stdout.decode()
+    check("inside the segments, the program's annotations name" in text, "the report does not say:\n" + text)
+    done("check_jax")
 k = e["sets"]
 check(at_peak("weights") == k * e["params"], "weights at the peak %d, want %d x %d" % (at_peak("weights"), k, e["params"]))
 check(at_peak("optimizer_state") == k * e["opt_state"],

@@ -15,9 +15,20 @@ from . import core, tree_util  # noqa: F401
 
 _cuda = ctypes.CDLL("libcuda.so.1")
 assert _cuda.cuInit(0) == 0
+# JAXSTUB_BFC=BYTES: like XLA's default allocator, one block of BYTES allocated at the
+# first array, buffers carved from it (never freed to the driver).
+_bfc = [0, 0]
 
 
 def _alloc(n):
+    import os
+    if os.environ.get("JAXSTUB_BFC"):
+        if not _bfc[0]:
+            p = ctypes.c_uint64()
+            assert _cuda.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(int(os.environ["JAXSTUB_BFC"]))) == 0
+            _bfc[0] = _bfc[1] = p.value
+        _bfc[1] += (n + 255) // 256 * 256
+        return _bfc[1] - n
     p = ctypes.c_uint64()
     assert _cuda.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)) == 0
     return p.value
@@ -56,7 +67,7 @@ class Array(object):
         return p
 
     def __del__(self):
-        if self._ptr is not None and not getattr(self, "_view", False):
+        if self._ptr is not None and not getattr(self, "_view", False) and not _bfc[0]:
             _cuda.cuMemFree_v2(ctypes.c_uint64(self._ptr))
             self._ptr = None
 
@@ -92,13 +103,14 @@ class _Jit(object):
         for leaf in tree_util.tree_leaves(out):
             for k, d in enumerate(donor):
                 if isinstance(leaf, Array) and d.nbytes == leaf.nbytes:
-                    _cuda.cuMemFree_v2(ctypes.c_uint64(leaf._ptr))
+                    if not _bfc[0]:
+                        _cuda.cuMemFree_v2(ctypes.c_uint64(leaf._ptr))
                     leaf._ptr = d._give()
                     del donor[k]
                     break
         for d in donor:  # donated, taken by no output: deleted all the same
             p = d._give()
-            if p is not None:
+            if p is not None and not _bfc[0]:
                 _cuda.cuMemFree_v2(ctypes.c_uint64(p))
         return out
 
