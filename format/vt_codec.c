@@ -160,6 +160,11 @@ static uint8_t *enc_payload(vt_codec *c, const vt_rec *r, uint8_t *o)
         o = put_u(o, r->addr); o = put_u(o, r->aux0); o = put_u(o, r->aux1);
         o = put_b(o, r->str, r->str_len); o = put_b(o, r->bytes, r->bytes_len); o = put_u(o, r->line);
         break;
+    case VT_REC_ANNOTATE:
+        o = enc_time(c, o, r->time_ns); o = put_u(o, r->tid); o = put_s(o, r->device);
+        o = put_u(o, r->addr); o = put_u(o, r->size); o = put_u(o, r->kind);
+        o = put_u(o, r->aux0); o = put_u(o, r->aux1);
+        break;
     case VT_REC_TRAILER:
         o = enc_time(c, o, r->time_ns); o = put_u(o, r->flags);
         o = put_u(o, VT_REC_TYPE_MAX);
@@ -289,6 +294,11 @@ size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r)
         r->addr = get_u(&d); r->aux0 = get_u(&d); r->aux1 = get_u(&d);
         r->str = (const char *)get_b(&d, &r->str_len); r->bytes = get_b(&d, &r->bytes_len);
         r->line = (uint32_t)get_u(&d);
+        break;
+    case VT_REC_ANNOTATE:
+        r->time_ns = dec_time(c, &d); r->tid = (uint32_t)get_u(&d); r->device = (int8_t)get_s(&d);
+        r->addr = get_u(&d); r->size = get_u(&d); r->kind = (uint8_t)get_u(&d);
+        r->aux0 = get_u(&d); r->aux1 = get_u(&d);
         break;
     case VT_REC_TRAILER: {
         r->time_ns = dec_time(c, &d); r->flags = (uint8_t)get_u(&d);

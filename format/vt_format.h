@@ -81,6 +81,8 @@ typedef enum {
     VT_REC_PAUSE       = 18, /* the program paused (aux0 = 1) or resumed (0) recording */
     VT_REC_MARK        = 19, /* a moment the program named (vramtrace_mark): str */
     VT_REC_SYMBOL      = 20, /* one frame of a symbolized address (vramtrace symbolize) */
+    VT_REC_ANNOTATE    = 21, /* the program named a buffer's role: addr, size, kind = role,
+                              * aux0 = layer STRING id, aux1 = batch (docs/trace-format.md) */
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 
@@ -145,6 +147,18 @@ static inline vt_space vt_kind_space(unsigned kind)
     }
 #undef VT_KIND_SPACE_
 }
+
+/* Roles of VT_REC_ANNOTATE (its kind): what a program says a buffer is for. */
+typedef enum {
+    VT_ROLE_NONE = 0,             /* takes a role back: the allocation is judged as usual */
+    VT_ROLE_WEIGHTS = 1,
+    VT_ROLE_ACTIVATIONS = 2,
+    VT_ROLE_GRADIENTS = 3,
+    VT_ROLE_OPTIMIZER_STATE = 4,
+    VT_ROLE_WORKSPACE = 5,
+    VT_ROLE_TEMPORARY = 6,
+    VT_ROLE_MAX = 7
+} vt_role;
 
 /* Frame kinds of VT_REC_STACK nodes. */
 typedef enum {

@@ -143,6 +143,14 @@ void vt_rec_vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64
     push(VT_REC_VMM, op, -1, 0, s, addr, size, aux0, aux1);
 }
 
+/* Through the ring, like the allocations: an annotation must come after the allocation
+ * it names in the trace (the analyzer joins them in the order read). */
+void vt_rec_annotate(unsigned role, uint64_t addr, uint64_t size, uint64_t layer, uint64_t batch, int device)
+{
+    if (!ready()) return;
+    push(VT_REC_ANNOTATE, role, device, 0, 0, addr, size, layer, batch);
+}
+
 void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device)
 {
     if (!ready()) return;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""vramtrace's Python start-up hook for `vramtrace run --torch-modules`.
+"""vramtrace's Python start-up hook: `vramtrace run --torch-modules`, and the JAX hook
+(vramtrace_jax.py beside this file) that `vramtrace run` turns on by itself.
 
 Installed as <build>/lib/vramtrace_py/sitecustomize.py; `vramtrace run --torch-modules`
 puts that folder first on PYTHONPATH, so Python's `site` module runs this file at start-up
@@ -27,6 +28,11 @@ puts that folder first on PYTHONPATH, so Python's `site` module runs this file a
    module returning its last submodule's output), the innermost one is kept. Full
    backward hooks are deliberately not used: they wrap outputs in a custom autograd
    function, which makes in-place operations on module outputs fail.
+5. JAX (unless VRAMTRACE_PY_HOOKS leaves "jax" out): the same kind of finder waits for
+   the program's `import jax` and then calls vramtrace_jax.install(jax) (roles of the
+   buffers of jitted calls: preload/vt_jax_hook.py).
+`vramtrace run` says which hooks to install in VRAMTRACE_PY_HOOKS ("torch,jax", "jax");
+without it (the folder put on PYTHONPATH by hand) both are.
 It never changes what a module computes or returns. Under torch.compile the hooks do
 nothing while dynamo traces (torch.compiler.is_compiling()), so they add no graph breaks.
 If the recorder is not loaded in the process, nothing is registered.
@@ -40,7 +46,7 @@ _DIR = os.path.dirname(os.path.abspath(__file__))
 
 def _warn(msg):
     try:
-        sys.stderr.write("vramtrace: --torch-modules: %s\n" % msg)
+        sys.stderr.write("vramtrace: python hook: %s\n" % msg)
     except Exception:
         pass
 
@@ -231,23 +237,24 @@ def _install(torch):
 #  2. Waiting for torch
 # ---------------------------------------------------------------------------
 class _Loader(object):
-    """Runs torch's own loader, then installs the hooks; otherwise it is torch's loader."""
+    """Runs the package's own loader, then installs the hooks; otherwise it is that loader."""
 
-    def __init__(self, inner):
+    def __init__(self, inner, finder):
         self._inner = inner
+        self._finder = finder
 
     def create_module(self, spec):
         return self._inner.create_module(spec)
 
     def exec_module(self, module):
         self._inner.exec_module(module)
-        for f in [f for f in sys.meta_path if isinstance(f, _TorchFinder)]:
-            sys.meta_path.remove(f)
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
         module.__loader__ = self._inner
         if getattr(module, "__spec__", None) is not None:
             module.__spec__.loader = self._inner
         try:
-            _install(module)
+            self._finder.install(module)
         except Exception as e:  # never break the program's import of torch
             _warn("not installed: %s: %s" % (type(e).__name__, e))
 
@@ -258,12 +265,16 @@ class _Loader(object):
 
 
 class _TorchFinder(object):
-    """Finds torch with the finders after it and wraps its loader. Stays in place until
-    torch's import has run (importlib.util.find_spec("torch"), which libraries use to
-    probe for torch, finds it too without importing it)."""
+    """Finds torch (or `name`) with the finders after it and wraps its loader. Stays in
+    place until torch's import has run (importlib.util.find_spec("torch"), which
+    libraries use to probe for torch, finds it too without importing it)."""
+
+    def __init__(self, name="torch", install=None):
+        self.name = name
+        self.install = install or _install
 
     def find_spec(self, name, path=None, target=None):
-        if name != "torch":
+        if name != self.name:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -275,21 +286,40 @@ class _TorchFinder(object):
         else:
             return None
         if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _Loader(spec.loader)
+            spec.loader = _Loader(spec.loader, self)
         return spec
 
 
+# ---------------------------------------------------------------------------
+#  5. JAX
+# ---------------------------------------------------------------------------
+def _install_jax(jax):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vramtrace_jax", os.path.join(_DIR, "vramtrace_jax.py"))
+    if spec is None:
+        return
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules.setdefault("vramtrace_jax", mod)
+    mod.install(jax)
+
+
 def _main():
+    hooks = os.environ.get("VRAMTRACE_PY_HOOKS", "torch,jax").split(",")
     try:
         _chain()
     finally:
-        if "torch" in sys.modules:
-            try:
-                _install(sys.modules["torch"])
-            except Exception as e:
-                _warn("not installed: %s: %s" % (type(e).__name__, e))
-        else:
-            sys.meta_path.insert(0, _TorchFinder())
+        for name, install in (("torch", _install), ("jax", _install_jax)):
+            if name not in hooks:
+                continue
+            if name in sys.modules:
+                try:
+                    install(sys.modules[name])
+                except Exception as e:
+                    _warn("not installed: %s: %s" % (type(e).__name__, e))
+            else:
+                sys.meta_path.insert(0, _TorchFinder(name, install))
 
 
 _main()

@@ -208,6 +208,9 @@ static void ev_to_rec(const vt_ring_ev *e, vt_rec *r)
     case VT_REC_POOL_TRIM:
         r->addr = e->a; r->size = e->b;
         break;
+    case VT_REC_ANNOTATE:
+        r->addr = e->a; r->size = e->b; r->aux0 = e->c; r->aux1 = e->d;
+        break;
     default:
         break;
     }

@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An annotation's role r is category r - 1 (vt_cat_assign). */
+_Static_assert(VT_ROLE_WEIGHTS - 1 == VT_CAT_WEIGHTS && VT_ROLE_ACTIVATIONS - 1 == VT_CAT_ACTIVATIONS &&
+               VT_ROLE_GRADIENTS - 1 == VT_CAT_GRADIENTS && VT_ROLE_OPTIMIZER_STATE - 1 == VT_CAT_OPTIMIZER_STATE &&
+               VT_ROLE_WORKSPACE - 1 == VT_CAT_WORKSPACE && VT_ROLE_TEMPORARY - 1 == VT_CAT_TEMPORARY,
+               "roles are the first categories, in order");
+
 static const char *const cat_names[VT_CAT_N] = {
     "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
     "host_pinned", "other"
@@ -27,9 +33,10 @@ int vt_cat_parse(const char *name)
 const char *vt_cat_how_text(const vt_cat_row *r)
 {
     if (!r->bytes) return NULL;
-    if (!r->rule_bytes && !r->inferred_bytes) return "none";   /* categories turned off */
+    if (!r->rule_bytes && !r->inferred_bytes && !r->annotated_bytes) return "none";   /* categories turned off */
     if (r->rule_bytes == r->bytes) return "rule";
     if (r->inferred_bytes == r->bytes) return "inferred";
+    if (r->annotated_bytes == r->bytes) return "annotated";
     return "mixed";
 }
 
@@ -164,7 +171,13 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cls == VT_CLASS_DEVICE)
                 g->cat_flags |= VT_CATF_CACHE;
             g->cat_rule = 0;
-            if (g->cls == VT_CLASS_HOST) {
+            if (g->role && g->cls != VT_CLASS_HOST) {
+                /* The program said what it is (on_annotate in vt_replay.c): roles are the
+                 * first categories, in order; VT_ROLE_MAX marks the allocator's
+                 * rounding of annotated buffers, which is none of them. */
+                g->cat = (uint8_t)(g->role < VT_ROLE_MAX ? g->role - 1 : VT_CAT_OTHER);
+                g->cat_how = VT_CAT_HOW_ANNOTATED;
+            } else if (g->cls == VT_CLASS_HOST) {
                 /* Pinned host memory is never device memory, whatever the frames say. */
                 g->cat = VT_CAT_HOST_PINNED;
                 g->cat_how = VT_CAT_HOW_RULE;
@@ -231,6 +244,7 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             r->count += c;
             if (g->cat_how == VT_CAT_HOW_RULE) r->rule_bytes += b;
             else if (g->cat_how == VT_CAT_HOW_INFERRED) r->inferred_bytes += b;
+            else if (g->cat_how == VT_CAT_HOW_ANNOTATED) r->annotated_bytes += b;
             r->nallocs += g->nallocs;
             r->total_bytes += g->total_bytes;
             out->total += b;
@@ -243,6 +257,19 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             }
         }
     }
+}
+
+int vt_cat_annotated_in_segments(const vt_analysis *a, uint64_t out[VT_CAT_N])
+{
+    int any = 0;
+    memset(out, 0, VT_CAT_N * sizeof *out);
+    for (int ti = 0; ti < a->n; ti++)
+        for (unsigned role = 1; role < VT_ROLE_MAX; role++) {
+            uint64_t b = a->t[ti].rp->annot_max[role];
+            if (b > out[role - 1]) out[role - 1] = b;
+            any |= b != 0;
+        }
+    return any;
 }
 
 const char *vt_cat_section_name(const vt_analysis *a, uint16_t id)

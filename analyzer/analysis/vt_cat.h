@@ -32,7 +32,8 @@ typedef enum {
 typedef enum {
     VT_CAT_HOW_NONE = 0,     /* not decided (other) */
     VT_CAT_HOW_RULE = 1,     /* a rule matched a frame */
-    VT_CAT_HOW_INFERRED = 2  /* lifetime inference */
+    VT_CAT_HOW_INFERRED = 2, /* lifetime inference */
+    VT_CAT_HOW_ANNOTATED = 3 /* the program named the allocation's role (ANNOTATE records) */
 } vt_cat_how;
 
 /* "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
@@ -102,7 +103,7 @@ typedef struct vt_cat_trace {
  * ------------------------------------------------------------------------ */
 typedef struct {
     uint64_t bytes, count;          /* at the moment asked */
-    uint64_t rule_bytes, inferred_bytes;
+    uint64_t rule_bytes, inferred_bytes, annotated_bytes;
     uint64_t nallocs, total_bytes;  /* over the whole trace */
 } vt_cat_row;
 
@@ -113,7 +114,7 @@ typedef struct {
     uint64_t idle_cache_bytes; /* segments whose first grower was transient (at the end) */
 } vt_cat_sum;
 
-/* "rule", "inferred" or "mixed" after the bytes a row holds; NULL for an empty row;
+/* "rule", "inferred", "annotated" or "mixed" after the bytes a row holds; NULL for an empty row;
  * "none" when nothing decided (VRAMTRACE_NO_CATEGORIES). */
 const char *vt_cat_how_text(const vt_cat_row *r);
 
@@ -141,6 +142,11 @@ void vt_cat_trace_free(vt_cat_trace *ct);
 
 /* Sums the groups that feed tracker tk by category, at its peak or at the end. */
 void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_sum *out);
+
+/* Bytes the program annotated that matched no allocation of their own (buffers inside
+ * a framework's preallocated block), per category: for each role, the largest batch
+ * (one pytree of one call) of any trace of the analysis. Returns 1 when there were any. */
+int vt_cat_annotated_in_segments(const vt_analysis *a, uint64_t out[VT_CAT_N]);
 
 /* Caching mode: most of the bytes are a framework cache's segments. */
 static inline int vt_cat_caching(const vt_cat_sum *s)

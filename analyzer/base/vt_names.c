@@ -65,11 +65,19 @@ const char *vt_rec_type_name(unsigned type)
     case VT_REC_PAUSE: return "pause";
     case VT_REC_MARK: return "mark";
     case VT_REC_SYMBOL: return "symbol";
+    case VT_REC_ANNOTATE: return "annotate";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "type", type);
     }
     }
+}
+
+const char *vt_annot_role_name(unsigned role)
+{
+    static const char *const names[VT_ROLE_MAX] = { "none", "weights", "activations", "gradients",
+                                                    "optimizer_state", "workspace", "temporary" };
+    return role < VT_ROLE_MAX ? names[role] : "unknown";
 }
 
 const char *vt_class_name(unsigned cls)

@@ -146,6 +146,11 @@ static void dump_rec(const vt_rec *r)
         str_field("name", r->str, r->str_len);
         putchar('\n');
         break;
+    case VT_REC_ANNOTATE:
+        printf("annotate t=%" PRIu64 " tid=%u device=%d addr=0x%" PRIx64 " size=%" PRIu64 " role=%s layer=%" PRIu64
+               " batch=%" PRIu64 "\n", r->time_ns, r->tid, r->device, r->addr, r->size, vt_annot_role_name(r->kind),
+               r->aux0, r->aux1);
+        break;
     case VT_REC_TRAILER:
         printf("trailer t=%" PRIu64 " flags=0x%x", r->time_ns, r->flags);
         for (unsigned i = 0; r->counts && i < VT_REC_TYPE_MAX; i++)

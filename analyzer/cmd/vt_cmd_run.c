@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* vt_cmd_run.c - `vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules]
- * [--no-summary] -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
+ * [--[no-]jax] [--no-summary] -- CMD ARGS...`: runs CMD with the recorder preloaded, forwards SIGINT/SIGTERM to it,
  * then says where the trace(s) went and sums them up. Exits with CMD's status
  * (128 + signal when a signal killed it). */
 #include "vt_cmds.h"
@@ -81,8 +81,7 @@ static int set_nvtx(const char *lib)
     return old && *old ? 0 : set_env("NVTX_INJECTION64_PATH", lib);
 }
 
-/* --torch-modules: the folder of the Python start-up hook (lib/vramtrace_py, next to the
- * recorder) goes first on PYTHONPATH. */
+/* The folder of the Python start-up hook goes first on PYTHONPATH. */
 static int set_torch_hook(const char *lib)
 {
     char dir[PATH_MAX], probe[PATH_MAX + 32];
@@ -91,7 +90,7 @@ static int set_torch_hook(const char *lib)
     if (slash) *slash = 0;
     snprintf(probe, sizeof probe, "%s/vramtrace_py/sitecustomize.py", dir);
     if (access(probe, R_OK) != 0) {
-        fprintf(stderr, "vramtrace: run: --torch-modules: %s not found (%s)\n", probe, strerror(errno));
+        fprintf(stderr, "vramtrace: run: Python hook: %s not found (%s)\n", probe, strerror(errno));
         return -1;
     }
     probe[strlen(probe) - strlen("/sitecustomize.py")] = 0;
@@ -104,6 +103,23 @@ static int set_torch_hook(const char *lib)
     int rc = set_env("PYTHONPATH", v);
     free(v);
     return rc;
+}
+
+/* The Python start-up hook (lib/vramtrace_py, next to the recorder) goes first on
+ * PYTHONPATH; VRAMTRACE_PY_HOOKS says which of its hooks to install: "torch" for
+ * --torch-modules, "jax" unless --no-jax (docs/python.md). Without --torch-modules or
+ * --jax, a missing hook folder is not an error: JAX is then left to lifetimes. */
+static int set_py_hooks(const char *lib, int torch, int jax, int required)
+{
+    if (!torch && !jax) return 0;
+    if (set_env("VRAMTRACE_PY_HOOKS", torch && jax ? "torch,jax" : torch ? "torch" : "jax")) return -1;
+    char dir[PATH_MAX], probe[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s", lib);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(probe, sizeof probe, "%s/vramtrace_py/sitecustomize.py", dir);
+    if (access(probe, R_OK) != 0 && !required) return 0;
+    return set_torch_hook(lib);
 }
 
 /* PYTORCH_CUDA_ALLOC_CONF is "key:value,key:value": the backend key is replaced (or
@@ -393,8 +409,8 @@ static void warn_setuid(const char *cmd)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--readable]\n"
-    "                     [--no-summary] [--no-symbolize]\n"
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--[no-]jax]\n"
+    "                     [--readable] [--no-summary] [--no-symbolize]\n"
     "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
@@ -404,6 +420,9 @@ static const char usage[] =
     "  --torch-modules       name each PyTorch nn.Module's allocations, forward and\n"
     "                        backward, after the module (a Python start-up hook;\n"
     "                        docs/python.md)\n"
+    "  --jax, --no-jax       name the role (weights, optimizer state, gradients) and\n"
+    "                        flax module of JAX's buffers at each jitted call (a Python\n"
+    "                        start-up hook; on unless --no-jax, inert without jax)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
     "  --readable            create the traces readable by all (0644; default 0600)\n"
@@ -414,16 +433,18 @@ static const char usage[] =
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_READABLE, O_NO_SUMMARY, O_NO_SYMBOLIZE, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_JAX, O_NO_JAX, O_READABLE, O_NO_SUMMARY,
+           O_NO_SYMBOLIZE, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
-        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "readable", 0, 0, O_READABLE },
-        { "no-summary", 0, 0, O_NO_SUMMARY }, { "no-symbolize", 0, 0, O_NO_SYMBOLIZE }, { "help", 'h', 0, O_HELP },
-        { NULL, 0, 0, 0 }
+        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "jax", 0, 0, O_JAX }, { "no-jax", 0, 0, O_NO_JAX },
+        { "readable", 0, 0, O_READABLE }, { "no-summary", 0, 0, O_NO_SUMMARY },
+        { "no-symbolize", 0, 0, O_NO_SYMBOLIZE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
     int has_depth = 0, per_tensor = 0, torch_modules = 0, readable = 0, no_summary = 0, no_symbolize = 0;
+    int jax = 1, jax_asked = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -442,6 +463,8 @@ int vt_cmd_run(int argc, char **argv)
         case O_PER_TENSOR: per_tensor = 1; break;
         case O_TORCH_MODULES: torch_modules = 1; break;
         case O_READABLE: readable = 1; break;
+        case O_JAX: jax = jax_asked = 1; break;
+        case O_NO_JAX: jax = jax_asked = 0; break;
         case O_NO_SUMMARY: no_summary = 1; break;
         case O_NO_SYMBOLIZE: no_symbolize = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
@@ -477,7 +500,8 @@ int vt_cmd_run(int argc, char **argv)
         snprintf(d, sizeof d, "%u", (unsigned)depth);
         bad = bad || set_env("VRAMTRACE_DEPTH", d);
     }
-    bad = bad || set_nvtx(lib) || (torch_modules && set_torch_hook(lib)) || (readable && set_env("VRAMTRACE_READABLE", "1"));
+    bad = bad || set_nvtx(lib) || set_py_hooks(lib, torch_modules, jax, torch_modules || jax_asked)
+          || (readable && set_env("VRAMTRACE_READABLE", "1"));
     if (per_tensor)
         bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||
               set_env("TF_GPU_ALLOCATOR", "cuda_malloc_async");

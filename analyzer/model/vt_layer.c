@@ -103,6 +103,14 @@ static const vt_pyframe *rp_pyframe(const vt_replay *rp, uint32_t id)
     return ix ? &rp->pyframes[*ix] : NULL;
 }
 
+/* XLA's compiler names its passes with NVTX ranges ("XlaPass:#name=...",
+ * "XlaCompileBackend:#module=...", "XlaAutotunerMeasurement..."): work of the
+ * compiler, never a part of the model. */
+int vt_layer_scope_is_layer(const char *name)
+{
+    return !(name && !strncmp(name, "Xla", 3) && name[3] >= 'A' && name[3] <= 'Z');
+}
+
 static int py_is_model(vt_layers *ls, const vt_replay *rp, uint32_t pyid)
 {
     uint32_t *v = vt_idmap_get(&ls->py_model, pyid);
@@ -144,7 +152,8 @@ static node_memo layer_of_stack(vt_layers *ls, const vt_replay *rp, uint32_t id)
     }
     while (np--) {   /* outermost first: an inner frame overrides */
         const vt_stack_node *n = &rp->nodes[path[np]];
-        if (n->kind == VT_FRAME_SCOPE && n->value) base.scope = (uint32_t)n->value;
+        if (n->kind == VT_FRAME_SCOPE && n->value && vt_layer_scope_is_layer(rp_string(rp, (uint32_t)n->value)))
+            base.scope = (uint32_t)n->value;
         else if (n->kind == VT_FRAME_PYTHON && py_is_model(ls, rp, (uint32_t)n->value)) base.py = (uint32_t)n->value;
         ls->memo[path[np]] = base;
     }
@@ -157,14 +166,26 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+static vt_layers *layers_of(vt_replay *rp)
+{
+    if (!rp->layers) rp->layers = calloc(1, sizeof *rp->layers);
+    return rp->layers;
+}
+
+static vt_layer_ctr *ctr_for(vt_layers *ls, const char *name, int device);
+
+vt_layer_ctr *vt_layer_named(vt_replay *rp, uint32_t sid, int device)
+{
+    vt_layers *ls = layers_of(rp);
+    const char *name = ls ? rp_string(rp, sid) : NULL;
+    return name && *name ? ctr_for(ls, name, device) : NULL;
+}
+
 vt_layer_ctr *vt_layer_group(vt_replay *rp, uint32_t stack_id, int device)
 {
     if (!stack_id) return NULL;
-    vt_layers *ls = rp->layers;
-    if (!ls) {
-        ls = rp->layers = calloc(1, sizeof *ls);
-        if (!ls) return NULL;
-    }
+    vt_layers *ls = layers_of(rp);
+    if (!ls) return NULL;
     node_memo m = layer_of_stack(ls, rp, stack_id);
     char buf[1024];
     const char *name = NULL;
@@ -184,6 +205,11 @@ vt_layer_ctr *vt_layer_group(vt_replay *rp, uint32_t stack_id, int device)
     } else {
         return NULL;
     }
+    return ctr_for(ls, name, device);
+}
+
+static vt_layer_ctr *ctr_for(vt_layers *ls, const char *name, int device)
+{
     uint32_t local = vt_strtab_intern(&ls->names, name, strlen(name));
     if (local == UINT32_MAX) return NULL;
     uint64_t key = (uint64_t)local << 8 | (uint8_t)(device + 1);

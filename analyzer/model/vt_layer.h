@@ -34,6 +34,13 @@ struct vt_layer_ctr {
  * when the stack has no layer (or out of memory). */
 vt_layer_ctr *vt_layer_group(vt_replay *rp, uint32_t stack_id, int device);
 
+/* The counter of the layer named by STRING id sid (an annotation's layer) on device;
+ * NULL for an unknown or empty name (or out of memory). */
+vt_layer_ctr *vt_layer_named(vt_replay *rp, uint32_t sid, int device);
+
+/* Whether a scope name can be a layer: not one of XLA's compiler ranges (XlaPass:...). */
+int vt_layer_scope_is_layer(const char *name);
+
 static inline void vt_layer_add(vt_layer_ctr *c, uint64_t size, uint64_t now)
 {
     c->live += size;

@@ -33,6 +33,7 @@ void vt_replay_free(vt_replay *rp)
     free(rp->stack_group);
     free(rp->groups);
     vt_idmap_free(&rp->group_ix);
+    vt_idmap_free(&rp->role_ix);
     free(rp->nodes);
     vt_idarr_free(&rp->node_ix);
     vt_idarr_free(&rp->string_ix);
@@ -128,6 +129,8 @@ static uint32_t *vmm_counts(vt_replay *rp, uint64_t handle, int create)
 static uint64_t peak_gen = 1;
 
 static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int device);
+static uint32_t group_new(vt_replay *rp, uint32_t stack_id, unsigned kind, int device, unsigned role,
+                          vt_layer_ctr *layer);
 
 /* Stack ids are the recorder's node ids, counted from 1, so an array indexed by them
  * is about as large as the stack tree; ids far beyond what the tree holds (damage) are
@@ -160,7 +163,7 @@ static inline int group_is(const vt_replay *rp, uint32_t gi, uint32_t stack_id, 
 {
     if (gi >= rp->ngroups) return 0;
     const vt_group *g = &rp->groups[gi];
-    return g->stack_id == stack_id && g->kind == kind && g->device == device;
+    return g->stack_id == stack_id && g->kind == kind && g->device == device && !g->role;
 }
 
 static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
@@ -190,6 +193,19 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
         rp->gcache_key[ci] = key + 1;
         return rp->gcache_val[ci] = *ix;
     }
+    uint32_t gi = group_new(rp, stack_id, kind, device, 0, NULL);
+    if (gi == UINT32_MAX) return UINT32_MAX;
+    if (vt_idmap_put(&rp->group_ix, key, gi)) return UINT32_MAX;
+    rp->ngroups++;
+    rp->gcache_key[ci] = key + 1;
+    return rp->gcache_val[ci] = gi;
+}
+
+/* Makes group rp->ngroups (the caller counts it in): of role `role` (0: an ordinary
+ * group), its layer counter `layer` when given, else its stack's. */
+static uint32_t group_new(vt_replay *rp, uint32_t stack_id, unsigned kind, int device, unsigned role,
+                          vt_layer_ctr *layer)
+{
     if (rp->ngroups == rp->groups_cap && groups_resize(rp, rp->groups_cap ? rp->groups_cap * 2 : 64))
         return UINT32_MAX;
     vt_device *d = device_get(rp, device);
@@ -200,9 +216,10 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     g->stack_id = stack_id;
     g->kind = (uint8_t)kind;
     g->device = (int8_t)device;
+    g->role = (uint8_t)role;
     g->cls = (uint8_t)vt_kind_class(kind);
     g->site = UINT32_MAX;
-    if (g->cls == VT_CLASS_DEVICE) g->layer = vt_layer_group(rp, stack_id, device);
+    if (g->cls == VT_CLASS_DEVICE) g->layer = layer ? layer : vt_layer_group(rp, stack_id, device);
     if (g->cls == VT_CLASS_DEVICE) {
         g->tk[g->ntk++] = &d->dev;
         if (rp->global) g->tk[g->ntk++] = rp->global;
@@ -221,10 +238,7 @@ static uint32_t group_find(vt_replay *rp, uint32_t stack_id, unsigned kind, int 
     /* The group did not exist at any peak so far: its value there was 0. */
     for (unsigned k = 0; k < g->ntk; k++) g->stamp[k] = g->tk[k]->epoch;
     g->gen = peak_gen;
-    if (vt_idmap_put(&rp->group_ix, key, gi)) return UINT32_MAX;
-    rp->ngroups++;
-    rp->gcache_key[ci] = key + 1;
-    return rp->gcache_val[ci] = gi;
+    return gi;
 }
 
 /* Before a group changes, it remembers its value at the latest peak of each tracker
@@ -308,11 +322,35 @@ static void group_release(vt_replay *rp, const vt_live *e)
         vt_catlog_push_free(rp->catlog, gi, rp->now, vt_live_ext_of(&rp->live, e)->logix);
 }
 
-/* Drops the live entry e: the memory goes back. */
+/* The key of the part of an annotated allocation beyond the buffer it holds (the
+ * allocator's rounding, on_annotate), kept as an entry of its own. */
+#define VT_SPACE_SLACK 6
+static inline uint64_t slack_key(unsigned space, uint64_t addr)
+{
+    return space == VT_SPACE_DEVICE_PTR ? addr : addr | 1ull << 63;
+}
+
+/* Drops the live entry e: the memory goes back (with its rounding's entry, if any). */
 static void release(vt_replay *rp, vt_live *e)
 {
+    unsigned space = vt_live_space(e);
+    uint64_t addr = e->addr;
     group_release(rp, e);
     vt_live_delete(&rp->live, e);
+    if (rp->keep_times) {
+        vt_live *s = vt_live_find(&rp->live, VT_SPACE_SLACK, slack_key(space, addr));
+        if (s) {
+            uint32_t gi = vt_live_group(&rp->live, s);
+            if (gi < rp->ngroups) {
+                vt_group *g = &rp->groups[gi];
+                group_touch(g);
+                g->live -= vt_live_size(&rp->live, s);
+                if (g->layer) vt_layer_sub(g->layer, vt_live_size(&rp->live, s));
+                for (unsigned k = 0; k < g->ntk; k++) g->tk[k]->live -= vt_live_size(&rp->live, s);
+            }
+            vt_live_delete(&rp->live, s);
+        }
+    }
 }
 
 /* An allocation of a device group that the category log may still ask about: one it
@@ -343,7 +381,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
         group_release(rp, e);
     }
     vt_group *g = &rp->groups[gi];
-    int keep = catlog_may_ask(rp, g, r->time_ns);
+    int keep = catlog_may_ask(rp, g, r->time_ns) || (rp->keep_times && g->cls == VT_CLASS_DEVICE);
     uint32_t logix = rp->catlog && g->cls == VT_CLASS_DEVICE
                          ? vt_catlog_push_alloc(rp->catlog, gi, r->time_ns, r->size) : VT_CATLOG_NONE;
     if (vt_live_set(&rp->live, e, space, r->addr, r->size, gi, r->time_ns, logix, keep)) {
@@ -524,6 +562,153 @@ static void on_nvml(vt_replay *rp, const vt_rec *r)
     }
 }
 
+/* ------------------------------------------------------------------------ *
+ *  Annotations: a program named a buffer's role (docs/trace-format.md, ANNOTATE)
+ * ------------------------------------------------------------------------ */
+/* The annotated group of (group gi, role, layer STRING id): made when new. */
+static uint32_t role_group(vt_replay *rp, uint32_t gi, unsigned role, uint32_t layer_sid)
+{
+    uint64_t key = gi | (uint64_t)role << 32 | (uint64_t)(layer_sid & ((1u << 29) - 1)) << 35;
+    uint32_t *ix = vt_idmap_get(&rp->role_ix, key);
+    if (ix) return *ix;
+    const vt_group *g = &rp->groups[gi];
+    vt_layer_ctr *layer = layer_sid && g->cls == VT_CLASS_DEVICE ? vt_layer_named(rp, layer_sid, g->device) : NULL;
+    uint32_t ri = group_new(rp, g->stack_id, g->kind, g->device, role, layer);
+    if (ri == UINT32_MAX || vt_idmap_put(&rp->role_ix, key, ri)) return UINT32_MAX;
+    rp->ngroups++;
+    return ri;
+}
+
+static int tracker_index(const vt_group *g, const vt_tracker *t)
+{
+    for (unsigned k = 0; k < g->ntk; k++)
+        if (g->tk[k] == t) return (int)k;
+    return -1;
+}
+
+/* Moves the live allocation e (size bytes, made at t_alloc, UINT64_MAX: unknown) from
+ * group `from` to group `to`, as if it had been in `to` since it was made: lifetimes,
+ * layer counters, trackers either group alone feeds, and the value both had at each
+ * tracker's latest peak when the allocation was live then (the one thing that makes the
+ * move retroactive: a step's outputs are named once the step has returned, after the
+ * peak they made). */
+static void group_move(vt_replay *rp, uint32_t from, uint32_t to, uint64_t size, uint64_t t_alloc, int whole)
+{
+    vt_group *g = &rp->groups[from], *h = &rp->groups[to];
+    group_touch(g);
+    group_touch(h);
+    uint64_t t = t_alloc != UINT64_MAX ? t_alloc : rp->now;
+    g->live -= size; g->total_bytes -= size;
+    h->live += size; h->total_bytes += size;
+    if (whole) {  /* the allocation itself, not only some of its bytes */
+        g->live_count--; g->nallocs--; g->alloc_times -= t;
+        h->live_count++; h->nallocs++; h->alloc_times += t;
+        if (!h->life.first_alloc || t < h->life.first_alloc) h->life.first_alloc = t;
+    }
+    if (g->layer != h->layer) {
+        if (g->layer) vt_layer_sub(g->layer, size);
+        if (h->layer) vt_layer_add(h->layer, size, t);
+    }
+    for (unsigned k = 0; k < g->ntk; k++) {
+        vt_tracker *tk = g->tk[k];
+        int j = tracker_index(h, tk);
+        if (j < 0) {  /* h does not feed it: the bytes leave it */
+            tk->live -= size;
+            tk->count -= (uint64_t)whole;
+            continue;
+        }
+        if (t_alloc != UINT64_MAX && tk->trace == rp->trace && tk->peak && t_alloc <= tk->peak_time &&
+            g->at_peak[k] >= size && (!whole || g->at_peak_count[k])) {
+            g->at_peak[k] -= size;
+            h->at_peak[j] += size;
+            if (whole) {
+                g->at_peak_count[k]--;
+                h->at_peak_count[j]++;
+            }
+        }
+    }
+    for (unsigned j = 0; j < h->ntk; j++)
+        if (tracker_index(g, h->tk[j]) < 0) {
+            tracker_add(rp, h->tk[j], size);
+            if (!whole) h->tk[j]->count--;
+        }
+}
+
+static void on_annotate(vt_replay *rp, const vt_rec *r)
+{
+    if (!r->addr) {  /* the announcement: annotations will follow */
+        rp->keep_times = 1;
+        return;
+    }
+    unsigned role = r->kind < VT_ROLE_MAX ? r->kind : 0;
+    unsigned space = VT_SPACE_DEVICE_PTR;
+    vt_live *e = vt_live_find(&rp->live, space, r->addr);
+    if (!e) {
+        /* Mapped VMM memory (XLA's platform allocator maps each buffer): the handle
+         * whose mapping starts at the buffer. */
+        vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, r->addr);
+        if (m) {
+            space = VT_SPACE_VMM_HANDLE;
+            e = vt_live_find(&rp->live, space, vt_live_ext_of(&rp->live, m)->aux);
+        }
+    }
+    /* A buffer at the start of a block the framework carves buffers from (XLA's
+     * preallocation) is not that block: an allocation of its own is at most the
+     * allocator's rounding larger (VMM granularity, 2 MiB, or an eighth). */
+    if (e && r->size) {
+        uint64_t have = vt_live_size(&rp->live, e);
+        if (have > r->size && have - r->size > (2u << 20) && have - r->size > r->size / 8) e = NULL;
+    }
+    if (!e) {
+        /* Inside a block the framework carved it from (XLA's preallocation): no
+         * allocation of its own. Counted by role per batch (one pytree of one call). */
+        if (role && r->kind < VT_ROLE_MAX) {
+            if (rp->annot_batch[role] != r->aux1) {
+                rp->annot_batch[role] = r->aux1;
+                rp->annot_bytes[role] = 0;
+            }
+            rp->annot_bytes[role] += r->size;
+            if (rp->annot_bytes[role] > rp->annot_max[role]) rp->annot_max[role] = rp->annot_bytes[role];
+        }
+        return;
+    }
+    uint32_t gi = vt_live_group(&rp->live, e);
+    if (gi >= rp->ngroups) return;
+    vt_group *g = &rp->groups[gi];
+    unsigned from_role = g->role;   /* g moves when groups are made below */
+    if (!from_role && !role) return;
+    /* the ordinary group it came from: annotated groups are keyed by it */
+    uint32_t base = from_role ? group_find(rp, g->stack_id, g->kind, g->device) : gi;
+    if (base == UINT32_MAX) { rp->nomem = 1; return; }
+    uint32_t to = role ? role_group(rp, base, role, (uint32_t)r->aux0) : base;
+    if (to == UINT32_MAX) { rp->nomem = 1; return; }
+    if (to == gi) return;  /* already so: a donated buffer, named again at every step */
+    uint64_t size = vt_live_size(&rp->live, e), key = e->addr;
+    int ext = vt_live_is_ext(e);
+    uint64_t aux = ext ? vt_live_ext_of(&rp->live, e)->aux : UINT64_MAX;
+    uint32_t logix = ext ? vt_live_ext_of(&rp->live, e)->logix : VT_CATLOG_NONE;
+    group_move(rp, gi, to, size, aux, 1);
+    if (rp->catlog && logix != VT_CATLOG_NONE && logix < rp->catlog->n) rp->catlog->e[logix].group = to;
+    /* The allocator rounded the buffer up (VMM granularity: 2 MiB for a bias of 4 KiB):
+     * the buffer's bytes take the role, the rest goes to an entry of its own in the
+     * rounding group of the base (category other), so that a role holds what the
+     * program's pytrees hold. Done once, when the allocation first gets a role. */
+    uint64_t keep = size;
+    if (role && !from_role && r->size && r->size < size) {
+        uint32_t sg = role_group(rp, base, VT_ROLE_MAX, 0);
+        int fresh;
+        vt_live *s = sg != UINT32_MAX ? vt_live_upsert(&rp->live, VT_SPACE_SLACK, slack_key(space, key), &fresh) : NULL;
+        if (s && fresh && !vt_live_set(&rp->live, s, VT_SPACE_SLACK, slack_key(space, key), size - r->size, sg, 0,
+                                       VT_CATLOG_NONE, 0)) {
+            group_move(rp, to, sg, size - r->size, aux, 0);
+            keep = r->size;
+        }
+        e = vt_live_find(&rp->live, space, key);  /* the table may have grown */
+        if (!e) { rp->nomem = 1; return; }
+    }
+    if (vt_live_set(&rp->live, e, space, key, keep, to, ext ? aux : 0, logix, ext)) rp->nomem = 1;
+}
+
 static char *keep(vt_replay *rp, const void *p, size_t n)
 {
     char *s = vt_arena_strdup(&rp->arena, p ? p : "", p ? n : 0);
@@ -690,10 +875,11 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     }
     case VT_REC_VMM: on_vmm(rp, r); break;
     case VT_REC_OOM: on_oom(rp, r); break;
+    case VT_REC_ANNOTATE: on_annotate(rp, r); break;
     case VT_REC_NVML: on_nvml(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_SYMBOL) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_ANNOTATE) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }
@@ -770,7 +956,7 @@ static inline void replay_ev(vt_replay *rp, const vt_ev *e)
  * general path. */
 static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
 {
-    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX ||
+    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || e->kind >= VT_KIND_ALLOC_MAX || rp->keep_times ||
         e->stack_id >= rp->nstack_group || vt_live_full(&rp->live) || e->size >= VT_LIVE_SIZE_MAX)
         return 0;
     /* the stack's last group, or the one before (group_get's order, swapped the same way) */
@@ -810,7 +996,7 @@ static inline int fast_alloc(vt_replay *rp, const vt_ev *e, size_t h)
 
 static inline int fast_free(vt_replay *rp, const vt_ev *e, size_t h)
 {
-    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR) return 0;
+    if (vt_kind_space(e->kind) != VT_SPACE_DEVICE_PTR || rp->keep_times) return 0;
     vt_live *l;
     for (size_t i = h;; i = (i + 1) & rp->live.mask) {
         l = &rp->live.tab[i];

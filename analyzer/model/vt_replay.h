@@ -80,7 +80,10 @@ typedef struct {
     uint32_t live_count;
     uint8_t  fast;          /* 1: device memory, no layer, tk[] = { its device's, rp->global }
                              * and no other (vt_replay_group_feed clears it) */
-    uint8_t  pad[3];
+    uint8_t  role;          /* vt_role: a group of annotated allocations (on_annotate), which
+                             * ordinary allocations never join; VT_ROLE_MAX: the allocator's
+                             * rounding of annotated buffers; 0: an ordinary group */
+    uint8_t  pad[2];
     uint64_t live;
     uint64_t nallocs, total_bytes;
     uint64_t gen;           /* the peak generation (vt_replay.c) its stamps were last checked at */
@@ -239,6 +242,15 @@ struct vt_replay {
     size_t nstack_group;        /* (0: none): one array read finds the group of most allocations */
 
     vt_catlog *catlog;          /* device allocations for category inference, or NULL */
+
+    /* Annotations (on_annotate in vt_replay.c). Once a trace announces them, every device
+     * allocation keeps its time (an ext live entry): an annotation that comes after the
+     * peak must know whether its allocation was live then. */
+    int keep_times;
+    vt_idmap role_ix;           /* group | role << 32 | layer << 35 -> its annotated group */
+    /* Annotations that matched no allocation (buffers inside a preallocated block), per
+     * role: the bytes of the batch being read and the most of any batch. */
+    uint64_t annot_batch[VT_ROLE_MAX], annot_bytes[VT_ROLE_MAX], annot_max[VT_ROLE_MAX];
 
     vt_stack_node *nodes;
     size_t nnodes, nodes_cap;

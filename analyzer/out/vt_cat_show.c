@@ -56,10 +56,15 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
         printf("    %10s  %6.1f%%  %7" PRIu64 "  %-16s  ", vt_units_size(b1, r->bytes), pct(r->bytes, whole),
                r->count, vt_cat_name((vt_cat)order[i]));
         sections_of(a, secs, nsec, order[i], secb, sizeof secb);
-        if (!strcmp(how, "rule")) printf("rule%s%s%s\n", secb[0] ? " [" : "", secb, secb[0] ? "]" : "");
-        else if (!strcmp(how, "inferred")) printf("lifetimes\n");
-        else if (!strcmp(how, "none")) printf("nothing (categories off)\n");
-        else printf("rule%s%s%s + lifetimes\n", secb[0] ? " [" : "", secb, secb[0] ? "]" : "");
+        if (!strcmp(how, "none")) {
+            printf("nothing (categories off)\n");
+            continue;
+        }
+        const char *sep = "";
+        if (r->annotated_bytes) { printf("annotations"); sep = " + "; }
+        if (r->rule_bytes) { printf("%srule%s%s%s", sep, secb[0] ? " [" : "", secb, secb[0] ? "]" : ""); sep = " + "; }
+        if (r->inferred_bytes) printf("%slifetimes", sep);
+        printf("\n");
     }
     if (vt_cat_caching(&s) && at == VT_AT_END && s.idle_cache_bytes)
         printf("    %10s  %6.1f%%  %7s  %-16s  segments first grown for activations or temporaries\n",
@@ -74,6 +79,16 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
                "each counted in the\n    category of the allocation that first grew it, and what part "
                "of a segment sits idle is not\n    visible to a driver-level trace. For exact numbers, "
                "trace with `vramtrace run --per-tensor`.\n", pct(s.cache_bytes, s.total));
+    uint64_t in_seg[VT_CAT_N];
+    if (at == VT_AT_PEAK && vt_cat_caching(&s) && vt_cat_annotated_in_segments(a, in_seg)) {
+        printf("    inside the segments, the program's annotations name (the largest pytree of one call):");
+        for (int c = 0, first = 1; c < VT_CAT_N; c++) {
+            if (!in_seg[c]) continue;
+            printf("%s %s %s", first ? "" : ",", vt_cat_name((vt_cat)c), vt_units_size(b1, in_seg[c]));
+            first = 0;
+        }
+        printf("\n");
+    }
     free(secs);
 }
 
@@ -97,6 +112,7 @@ void vt_cat_show_json_rows(vt_json *j, const char *key, const vt_analysis *a, co
         vt_json_str(j, "how", vt_cat_how_text(r));
         vt_json_u64(j, "rule_bytes", r->rule_bytes);
         vt_json_u64(j, "inferred_bytes", r->inferred_bytes);
+        if (r->annotated_bytes) vt_json_u64(j, "annotated_bytes", r->annotated_bytes);
         vt_json_end(j);
     }
     vt_json_end(j);
@@ -124,12 +140,20 @@ void vt_cat_show_json_info(vt_json *j, const vt_analysis *a, const vt_tracker *t
         vt_json_obj(j, NULL);
         vt_json_str(j, "rules", secs[i].section ? vt_cat_section_name(a, secs[i].section) : NULL);
         vt_json_str(j, "category", vt_cat_name((vt_cat)secs[i].cat));
-        vt_json_str(j, "how", secs[i].how == VT_CAT_HOW_RULE ? "rule" : "inferred");
+        vt_json_str(j, "how", secs[i].how == VT_CAT_HOW_RULE ? "rule" :
+                              secs[i].how == VT_CAT_HOW_ANNOTATED ? "annotated" : "inferred");
         vt_json_u64(j, "bytes", secs[i].bytes);
         vt_json_end(j);
     }
     vt_json_end(j);
     free(secs);
+    uint64_t in_seg[VT_CAT_N];
+    if (vt_cat_annotated_in_segments(a, in_seg)) {  /* only traces with such annotations */
+        vt_json_obj(j, "annotated_in_segments");
+        for (int c = 0; c < VT_CAT_N; c++)
+            if (in_seg[c]) vt_json_u64(j, vt_cat_name((vt_cat)c), in_seg[c]);
+        vt_json_end(j);
+    }
     vt_json_end(j);
 }
 

@@ -183,7 +183,7 @@ static int trace_load(const char *path, trace_t *t)
 static const char *type_name(unsigned t)
 {
     static const char *const names[] = { "NONE", "ALLOC", "FREE", "OOM", "VMM", "POOL_TRIM", "STACK", "MODULE",
-        "DEVICE", "DRIVER", "NVML", "NVML_DEVICE", "THREAD", "STRING", "LOOKUP", "LOST", "TRAILER", "PYFRAME", "PAUSE" };
+        "DEVICE", "DRIVER", "NVML", "NVML_DEVICE", "THREAD", "STRING", "LOOKUP", "LOST", "TRAILER", "PYFRAME", "PAUSE", "ANNOTATE" };
     return t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
 }
 
@@ -288,6 +288,10 @@ static void rec_print(FILE *f, const vt_rec *r)
         break;
     case VT_REC_MARK:
         fprintf(f, " t=%llu tid=%u name=%.*s", t, r->tid, (int)r->str_len, r->str ? r->str : "");
+        break;
+    case VT_REC_ANNOTATE:
+        fprintf(f, " t=%llu addr=0x%llx size=%llu role=%u layer=%llu batch=%llu", t, (unsigned long long)r->addr,
+                (unsigned long long)r->size, r->kind, x0, x1);
         break;
     default:
         fprintf(f, " type=%u", r->type);

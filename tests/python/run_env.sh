@@ -11,11 +11,17 @@ show='echo "NVTX=$NVTX_INJECTION64_PATH"; echo "PYTHONPATH=${PYTHONPATH-unset}"'
 
 out=$(VRAMTRACE_LIB="$lib" PYTHONPATH= "$vt" run --no-summary -- sh -c "$show" 2>/dev/null)
 echo "$out" | grep -qx "NVTX=$lib" || say "NVTX_INJECTION64_PATH is not the recorder: $out"
-echo "$out" | grep -qx "PYTHONPATH=" || say "PYTHONPATH changed without --torch-modules: $out"
+echo "$out" | grep -qx "PYTHONPATH=$libdir/vramtrace_py" || say "the JAX hook is not on PYTHONPATH by default: $out"
+
+out=$(VRAMTRACE_LIB="$lib" PYTHONPATH= "$vt" run --no-jax --no-summary -- sh -c "$show" 2>/dev/null)
+echo "$out" | grep -qx "PYTHONPATH=" || say "PYTHONPATH changed with --no-jax and without --torch-modules: $out"
 
 out=$(VRAMTRACE_LIB="$lib" PYTHONPATH=/a:/b "$vt" run --torch-modules --no-summary -- sh -c "$show" 2>/dev/null)
 echo "$out" | grep -qx "PYTHONPATH=$libdir/vramtrace_py:/a:/b" || say "--torch-modules: $out"
 [ -f "$libdir/vramtrace_py/sitecustomize.py" ] || say "$libdir/vramtrace_py/sitecustomize.py is missing"
+[ -f "$libdir/vramtrace_py/vramtrace_jax.py" ] || say "$libdir/vramtrace_py/vramtrace_jax.py is missing"
+out=$(VRAMTRACE_LIB="$lib" "$vt" run --torch-modules --no-summary -- sh -c 'echo "HOOKS=$VRAMTRACE_PY_HOOKS"' 2>/dev/null)
+echo "$out" | grep -qx "HOOKS=torch,jax" || say "--torch-modules: VRAMTRACE_PY_HOOKS: $out"
 
 # a value the user (another tool) set is kept
 out=$(VRAMTRACE_LIB="$lib" NVTX_INJECTION64_PATH=/other/libinj.so "$vt" run --no-summary -- sh -c "$show" 2>/dev/null)
