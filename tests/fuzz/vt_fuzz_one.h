@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* vt_fuzz_one.h - one untrusted trace through every command (vt_fuzz_one.c). */
+#ifndef VT_FUZZ_ONE_H
+#define VT_FUZZ_ONE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Both return 0 when report read the trace, 2 when it refused it (every command must
+ * then exit 0, 1 or 2), 1 when a command answered something else or setup failed. */
+int vt_fuzz_trace_file(const char *trace);
+int vt_fuzz_trace_mem(const uint8_t *data, size_t size);
+
+/* libFuzzer's entry point: aborts when vt_fuzz_trace_mem returns 1. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#endif /* VT_FUZZ_ONE_H */
