@@ -112,9 +112,7 @@ static void warn_trace(const vt_trace *t)
         size_t nw = vt_sym_warnings(t->sym, &lines);
         for (size_t i = 0; i < nw && i < 5; i++) {
             /* the warnings name module paths from the trace */
-            size_t n = strlen(lines[i]);
-            char *e = malloc(4 * n + 1);
-            if (e) vt_ctrl_escape(e, lines[i], n);
+            char *e = vt_ctrl_dup(lines[i], strlen(lines[i]));
             fprintf(stderr, "vramtrace: %s: %s\n", t->path, e ? e : "(out of memory)");
             free(e);
         }

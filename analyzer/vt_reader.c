@@ -339,8 +339,7 @@ static char *blob_text(const uint8_t **p, const uint8_t *end)
     uint32_t n;
     char *s = blob(p, end, &n);
     if (!s || vt_ctrl_safe(s, n)) return s;
-    char *e = malloc(4 * (size_t)n + 1);
-    if (e) vt_ctrl_escape(e, s, n);
+    char *e = vt_ctrl_dup(s, n);
     free(s);
     return e;
 }

@@ -4,7 +4,6 @@
 #include "vt_reader.h"
 #include "vt_ctrl.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -534,13 +533,12 @@ static char *keep(vt_replay *rp, const void *p, size_t n)
 static char *keep_text(vt_replay *rp, const char *s, size_t n)
 {
     if (!s || vt_ctrl_safe(s, n)) return keep(rp, s, n);
-    char *e = n < SIZE_MAX / 4 ? malloc(4 * n + 1) : NULL;
+    char *e = vt_ctrl_dup(s, n);
     if (!e) {
         rp->nomem = 1;
         return NULL;
     }
-    size_t k = vt_ctrl_escape(e, s, n);
-    char *kept = keep(rp, e, k);
+    char *kept = keep(rp, e, strlen(e));
     free(e);
     return kept;
 }

@@ -4,7 +4,6 @@
 #include "vt_ctrl.h"
 
 #include <inttypes.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +53,9 @@ static const char *name(vt_sites *ss, const char *s)
     if (vt_ctrl_safe(s, n)) {
         id = vt_strtab_intern(&ss->names, s, n);
     } else {
-        char *e = n < SIZE_MAX / 4 ? malloc(4 * n + 1) : NULL;
+        char *e = vt_ctrl_dup(s, n);
         if (!e) return NULL;
-        size_t k = vt_ctrl_escape(e, s, n);
-        id = vt_strtab_intern(&ss->names, e, k);
+        id = vt_strtab_intern(&ss->names, e, strlen(e));
         free(e);
     }
     return id == UINT32_MAX ? NULL : vt_strtab_get(&ss->names, id);

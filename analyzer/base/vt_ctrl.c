@@ -3,6 +3,7 @@
 #include "vt_ctrl.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Length of the well-formed UTF-8 sequence at s (at most n bytes) that is not a C1
  * control (U+0080..U+009F), or 0 when the bytes there must be escaped. ASCII controls
@@ -65,4 +66,11 @@ size_t vt_ctrl_escape(char *out, const char *s, size_t n)
     }
     out[o] = 0;
     return o;
+}
+
+char *vt_ctrl_dup(const char *s, size_t n)
+{
+    char *e = n < SIZE_MAX / 4 ? malloc(4 * n + 1) : NULL;
+    if (e) vt_ctrl_escape(e, s, n);
+    return e;
 }

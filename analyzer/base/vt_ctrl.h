@@ -17,4 +17,7 @@ size_t vt_ctrl_ok_len(const char *s, size_t n);
 /* Writes s[0..n), escaped, and a NUL to out (4 * n + 1 bytes); returns its length. */
 size_t vt_ctrl_escape(char *out, const char *s, size_t n);
 
+/* s[0..n) escaped, in a new NUL-terminated string (free it); NULL when out of memory. */
+char *vt_ctrl_dup(const char *s, size_t n);
+
 #endif /* VT_CTRL_H */
