@@ -35,7 +35,7 @@ static void put(const char *path, const unsigned char *b, size_t n)
 
 static int run(const char *path, int *bad)
 {
-    int rc = vt_fuzz_trace_file(path, 0);
+    int rc = vt_fuzz_trace_file(path, VT_FUZZ_READERS);
     if (rc == 1) *bad = 1;
     return rc;
 }

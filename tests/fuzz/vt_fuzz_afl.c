@@ -37,7 +37,7 @@ static int vt_fm_path(const char *path, size_t *count)
     if (stat(path, &st)) { perror(path); return 1; }
     if (!S_ISDIR(st.st_mode)) {
         (*count)++;
-        if (vt_fuzz_trace_file(path, 1) != 1) return 0;
+        if (vt_fuzz_trace_file(path, VT_FUZZ_EVERY) != 1) return 0;
         fprintf(stderr, "vt_fuzz_afl: %s: a command misbehaved\n", path);
         return 1;
     }

@@ -8,9 +8,12 @@
 
 /* Both return 0 when report read the trace, 2 when it refused it (every command must
  * then exit 0, 1 or 2), 1 when a command answered something else or setup failed.
- * every: 1 every command, 0 only those that read (report, its JSON, top, dump), for
- * drivers that run thousands of inputs in a test. */
-int vt_fuzz_trace_file(const char *trace, int every);
+ * pick: VT_FUZZ_EVERY every command; VT_FUZZ_READERS those that only read (report, its
+ * JSON, top, dump), for drivers that run thousands of inputs in a test; N >= 0 report
+ * and the (N mod count)-th command. vt_fuzz_trace_mem picks by the input's length. */
+#define VT_FUZZ_EVERY   (-1)
+#define VT_FUZZ_READERS (-2)
+int vt_fuzz_trace_file(const char *trace, int pick);
 int vt_fuzz_trace_mem(const uint8_t *data, size_t size);
 
 /* libFuzzer's entry point: aborts when vt_fuzz_trace_mem returns 1. */
