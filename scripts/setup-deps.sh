@@ -4,6 +4,9 @@
 # apt only for what is missing, so it costs nothing on a machine that has everything.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libunwind-dev libzstd-dev libdw-dev libelf-dev zstd)
+# time: GNU time measures peak memory in tests/cli/cases/hostile_stacks.sh; clang: the
+# libFuzzer build of tests/fuzz (scripts/fuzz.sh, the ctest fuzz_libfuzzer_short)
+pkgs+=(time clang)
 # pictures and exports (docs/pictures.md): pprof needs protobuf-c and zlib; the tests in
 # tests/html need python3, xmllint, and Chromium for the HTML reports (tests/html/browser.py)
 pkgs+=(protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3 libxml2-utils chromium chromium-driver)

@@ -2,6 +2,7 @@
 /* vt_analyze.c - one analysis: read, replay, symbolize, fold, sum. */
 #include "vt_analyze.h"
 #include "vt_cat.h"
+#include "vt_ctrl.h"
 #include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_progress.h"
@@ -110,8 +111,12 @@ static void warn_trace(const vt_trace *t)
     if (t->sym) {
         const char *const *lines;
         size_t nw = vt_sym_warnings(t->sym, &lines);
-        for (size_t i = 0; i < nw && i < 5; i++)
-            fprintf(stderr, "vramtrace: %s: %s\n", t->path, lines[i]);
+        for (size_t i = 0; i < nw && i < 5; i++) {
+            /* the warnings name module paths from the trace */
+            char *e = vt_ctrl_dup(lines[i], strlen(lines[i]));
+            fprintf(stderr, "vramtrace: %s: %s\n", t->path, e ? e : "(out of memory)");
+            free(e);
+        }
         if (nw > 5) fprintf(stderr, "vramtrace: %s: %zu more symbol warnings\n", t->path, nw - 5);
     }
 }

@@ -461,10 +461,17 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
         free(s.mark);
         return -1;
     }
+    /* Sizes come from the trace: a forged one may be near 2^64. The running total is
+     * held within +-2^61 so that it, and the differences swings() takes, never
+     * overflow; no real total comes near (2 EiB). */
+    const int64_t lim = INT64_C(1) << 61;
     int64_t v = 0, peak = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t sz = (int64_t)vt_catlog_size(l, &l->e[i]);
+        uint64_t usz = vt_catlog_size(l, &l->e[i]);
+        int64_t sz = usz > (uint64_t)lim ? lim : (int64_t)usz;
         v += l->e[i].op == VT_CATLOG_ALLOC ? sz : -sz;
+        if (v > lim) v = lim;
+        if (v < -lim) v = -lim;
         c[i] = v;
         if (v > peak) peak = v;
     }

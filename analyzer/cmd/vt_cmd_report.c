@@ -193,8 +193,12 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     }
 
     /* What was still live at the end: leaks, or memory a killed process held. */
-    printf("  live at the end: %s in %" PRIu64 " allocation%s\n", vt_units_size(b1, tk->live), tk->count,
+    printf("  live at the end: %s in %" PRIu64 " allocation%s", vt_units_size(b1, tk->live), tk->count,
            tk->count == 1 ? "" : "s");
+    uint64_t unsure = vt_replay_unsure_leaks(rp, tk->count);
+    if (unsure)
+        printf(" (up to %" PRIu64 " of them may be frees the recorder lost, not leaks)", unsure);
+    printf("\n");
     if (tk->live) {
         vt_row *rows;
         size_t n = vt_rows(a, tk, VT_AT_END, VT_BY_SITE, &rows);
@@ -272,7 +276,9 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     else
         printf("   ended: %s\n", (rp->trailer_flags & 1) ? "cleanly" : "with a trailer, not marked clean");
     if (rp->st.lost_events)
-        printf("   warning: the recorder dropped %" PRIu64 " events; figures may be low\n", rp->st.lost_events);
+        printf("   warning: the recorder lost %" PRIu64 " event%s (its buffer stayed full): figures may be low, "
+               "and an allocation whose free was lost shows as live at the end\n", rp->st.lost_events,
+               rp->st.lost_events == 1 ? "" : "s");
     if (rp->st.pauses)
         printf("   note: the program paused recording %" PRIu64 " time%s (%s in all); memory allocated or freed "
                "then is not in these figures\n", rp->st.pauses, rp->st.pauses == 1 ? "" : "s",
@@ -402,6 +408,7 @@ static void json_device(vt_json *j, const vt_analysis *a, int ti, int dev, const
     vt_json_obj(j, "leaks");
     vt_json_u64(j, "bytes", tk->live);
     vt_json_u64(j, "count", tk->count);
+    vt_json_u64(j, "maybe_lost_frees", vt_replay_unsure_leaks(rp, tk->count));
     json_rows(j, "sites", a, tk, VT_AT_END, VT_BY_SITE, o->top);
     vt_json_end(j);
     vt_json_obj(j, "managed");

@@ -10,6 +10,7 @@
  * chunk, and they are all freed as soon as the last record has been read. */
 #include "vt_reader.h"
 #include "vt_progress.h"
+#include "vt_ctrl.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +47,8 @@ typedef struct {
     uint64_t start;        /* file offset of the chunk header */
     uint64_t end;          /* file offset just past the chunk */
     int status;            /* CHUNK_* */
+    int cut;               /* the file ends inside this chunk: its readable prefix is
+                            * decoded, err says how much, and nothing is read after it */
     int state;             /* SLOT_*: who owns it (threaded reading) */
     char err[200];
     /* event mode: the records decoded (vt_reader_start_events) */
@@ -65,6 +68,11 @@ typedef struct {
 #define EV_REST 0xfe
 #define EV_BAD  0xff
 #define MAX_CHUNK_EVENTS (1u << 18)   /* 8 MiB of events; a 1 MiB chunk holds ~70k */
+
+/* Decompression bombs (chunk_read): a chunk over VT_CHUNK_MIN_BOUND bytes of records
+ * may be at most VT_CHUNK_MAX_RATIO times its compressed size. */
+#define VT_CHUNK_MAX_RATIO 1024u
+#define VT_CHUNK_MIN_BOUND (64u << 10)
 
 /* A decompressor: its zstd context and the compressed bytes of its current chunk. */
 typedef struct {
@@ -121,6 +129,7 @@ static int chunk_read(int fd, uint64_t *off, inflater *z, chunk_buf *b)
     vt_chunk_header ch;
     b->start = *off;
     b->err[0] = 0;
+    b->cut = 0;
     ssize_t n = read_full(fd, &ch, sizeof ch);
     if (n < 0) return chunk_fail(b, "read error: %s", strerror(errno));
     if (n == 0) return b->status = CHUNK_EOF;
@@ -133,18 +142,62 @@ static int chunk_read(int fd, uint64_t *off, inflater *z, chunk_buf *b)
                           VT_CHUNK_MAX_RAW);
     if (ch.comp_size > ZSTD_compressBound(VT_CHUNK_MAX_RAW))
         return chunk_fail(b, "compressed chunk of %u bytes is over the limit", ch.comp_size);
+    /* A decompression bomb: zstd turns a few dozen bytes into megabytes of repeated
+     * records, and a small file of such chunks into gigabytes to replay. Real chunks
+     * compress 3-4:1 (tests/data, vt_gen big); 1024:1 leaves room for any regular
+     * program and bounds what a file can make to 1024 times its size. */
+    if (ch.raw_size > VT_CHUNK_MIN_BOUND && ch.raw_size / VT_CHUNK_MAX_RATIO > ch.comp_size)
+        return chunk_fail(b, "chunk declares %u bytes of records in %u compressed bytes, over "
+                          "the %u:1 bound of real traces (a decompression bomb?)",
+                          ch.raw_size, ch.comp_size, VT_CHUNK_MAX_RATIO);
     if (grow(&z->comp, &z->comp_cap, ch.comp_size))
         return chunk_fail(b, "out of memory");
     n = read_full(fd, z->comp, ch.comp_size);
     if (n < 0) return chunk_fail(b, "read error: %s", strerror(errno));
-    if ((size_t)n < ch.comp_size)
-        return chunk_fail(b, "chunk cut short (%zd of %u bytes)", n, ch.comp_size);
+    b->cut = (size_t)n < ch.comp_size;
+    if (b->cut)
+        snprintf(b->err, sizeof b->err, "chunk cut short (%zd of %u bytes)", n, ch.comp_size);
     b->raw_size = ch.raw_size;
-    b->comp_size = ch.comp_size;
+    b->comp_size = (uint32_t)n;
     b->base_time = ch.base_time_ns;
     b->nrecords = ch.nrecords;
-    *off += sizeof ch + ch.comp_size;
+    *off += sizeof ch + (uint64_t)n;
     b->end = *off;
+    return b->status = CHUNK_OK;
+}
+
+/* The records of a cut chunk: zstd decodes a frame block by block (128 KiB at most), so
+ * the blocks wholly in the file come out; the record cut by the end is dropped. */
+static int chunk_inflate_cut(inflater *z, chunk_buf *b)
+{
+    ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+    ZSTD_inBuffer in = { z->comp, b->comp_size, 0 };
+    ZSTD_outBuffer out = { b->raw, b->raw_size, 0 };
+    while (in.pos < in.size && out.pos < out.size) {
+        size_t before = in.pos + out.pos;
+        size_t r = ZSTD_decompressStream(z->dctx, &out, &in);
+        if (ZSTD_isError(r) || in.pos + out.pos == before) break; /* damage: keep what came out */
+    }
+    /* Whole records only: [type][length: uleb128][payload], as every reader steps
+     * over them. */
+    const uint8_t *p = b->raw, *end = b->raw + out.pos;
+    uint32_t whole = 0;
+    while (p < end) {
+        const uint8_t *q = p + 1;
+        uint64_t len = 0;
+        unsigned shift = 0;
+        while (q < end && shift < 64 && (*q & 0x80)) len |= (uint64_t)(*q++ & 0x7f) << shift, shift += 7;
+        if (q >= end || shift >= 64) break;
+        len |= (uint64_t)*q++ << shift;
+        if (len > (uint64_t)(end - q)) break;
+        p = q + len;
+        whole++;
+    }
+    b->raw_len = (size_t)(p - b->raw);
+    memset(b->raw + b->raw_len, 0, RAW_SLACK);
+    b->nrecords = whole;
+    size_t k = strlen(b->err);
+    snprintf(b->err + k, sizeof b->err - k, "; its first %u records were read", whole);
     return b->status = CHUNK_OK;
 }
 
@@ -153,6 +206,7 @@ static int chunk_inflate(inflater *z, chunk_buf *b)
 {
     if (grow(&b->raw, &b->raw_cap, (size_t)b->raw_size + RAW_SLACK))
         return chunk_fail(b, "out of memory");
+    if (b->cut) return chunk_inflate_cut(z, b);
     /* The destination is exactly raw_size bytes: a frame that holds more is corrupt and
      * zstd refuses it rather than writing past. */
     size_t d = ZSTD_decompressDCtx(z->dctx, b->raw, b->raw_size, z->comp, b->comp_size);
@@ -218,7 +272,7 @@ static int fill_next(reader_impl *im, inflater *z)
         if (st == CHUNK_OK && im->events_mode) st = chunk_decode(im, b);
         pthread_mutex_lock(&im->mu);
     }
-    if (st != CHUNK_OK) im->done = 1; /* nothing after this chunk is read */
+    if (st != CHUNK_OK || b->cut) im->done = 1; /* nothing after this chunk is read */
     b->state = SLOT_READY;
     pthread_cond_broadcast(&im->cv);
     return 1;
@@ -275,6 +329,17 @@ static char *blob(const uint8_t **p, const uint8_t *end, uint32_t *len_out)
     *p += n;
     if (len_out) *len_out = n;
     return s;
+}
+
+/* A blob every view prints as it is (host, executable): control bytes escaped. */
+static char *blob_text(const uint8_t **p, const uint8_t *end)
+{
+    uint32_t n;
+    char *s = blob(p, end, &n);
+    if (!s || vt_ctrl_safe(s, n)) return s;
+    char *e = vt_ctrl_dup(s, n);
+    free(s);
+    return e;
 }
 
 int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen)
@@ -335,8 +400,8 @@ int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen)
     }
     /* Later minor versions may add bytes after the three blobs; they are skipped. */
     const uint8_t *p = hb, *end = hb + rest;
-    r->host = blob(&p, end, NULL);
-    r->exe = r->host ? blob(&p, end, NULL) : NULL;
+    r->host = blob_text(&p, end);
+    r->exe = r->host ? blob_text(&p, end) : NULL;
     r->cmdline = r->exe ? blob(&p, end, &r->cmdline_len) : NULL;
     if (!r->cmdline) {
         snprintf(msg, msglen, "%s: bad header blobs", path);
@@ -465,6 +530,13 @@ static int next_chunk(vt_reader *r)
     reader_impl *im = r->impl;
     chunk_buf *b;
     if (im->released) return 0;
+    if (im->cur && im->cur->cut) {
+        /* the file ended inside the chunk just read: that is where the reading stops */
+        stop(r, im->cur->start, im->cur->err);
+        r->pos = r->end = NULL;
+        release_buffers(im);
+        return 0;
+    }
     if (im->async) {
         pthread_mutex_lock(&im->mu);
         if (im->cur) im->cur->state = SLOT_FREE;

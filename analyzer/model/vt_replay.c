@@ -3,6 +3,7 @@
 #include "vt_replay.h"
 #include "vt_layer.h"
 #include "vt_reader.h"
+#include "vt_ctrl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,10 @@ static inline int group_is(const vt_replay *rp, uint32_t gi, uint32_t stack_id, 
 
 static uint32_t group_get(vt_replay *rp, uint32_t stack_id, unsigned kind, int device)
 {
+    /* As device_get counts it: an ordinal the device arrays cannot hold (a damaged or
+     * forged trace: 128 and up arrive as negative int8_t) is the unknown device, so
+     * that a group's device always indexes rp->dev. */
+    if (device < -1 || device >= VT_NDEV - 1) device = -1;
     if (stack_id < rp->nstack_group) {
         uint32_t *sg = &rp->stack_group[SG_WAYS * (size_t)stack_id];
         for (unsigned w = 0; w < SG_WAYS; w++) {
@@ -716,6 +721,42 @@ static char *keep(vt_replay *rp, const void *p, size_t n)
     return s;
 }
 
+/* Names the views print (STRING, device names, NVML UUIDs, entry points): their
+ * control bytes escaped once here (vt_ctrl.h). Module paths are kept as they are: the
+ * symbolizer opens them, and vt_sites escapes the names it makes of them. */
+static char *keep_text(vt_replay *rp, const char *s, size_t n)
+{
+    if (!s || vt_ctrl_safe(s, n)) return keep(rp, s, n);
+    char *e = vt_ctrl_dup(s, n);
+    if (!e) {
+        rp->nomem = 1;
+        return NULL;
+    }
+    char *kept = keep(rp, e, strlen(e));
+    free(e);
+    return kept;
+}
+
+/* Into a fixed buffer of cap bytes, escaped and cut to fit (never inside an escape). */
+static void copy_text(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0, k; s && i < n; i += k) {
+        char e[8];
+        const char *from = s + i;
+        size_t w = k = vt_ctrl_ok_len(s + i, n - i);
+        if (!k) {
+            w = vt_ctrl_escape(e, s + i, 1);
+            from = e;
+            k = 1;
+        }
+        if (o + w >= cap) break;
+        memcpy(dst + o, from, w);
+        o += w;
+    }
+    dst[o] = 0;
+}
+
 static void on_meta(vt_replay *rp, const vt_rec *r)
 {
     switch (r->type) {
@@ -755,9 +796,7 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         vt_device *d = device_get(rp, r->device);
         if (!d) return;
         d->has_info = 1;
-        size_t n = r->str_len < sizeof d->name - 1 ? r->str_len : sizeof d->name - 1;
-        memcpy(d->name, r->str ? r->str : "", r->str ? n : 0);
-        d->name[r->str ? n : 0] = 0;
+        copy_text(d->name, sizeof d->name, r->str, r->str_len);
         memset(d->uuid, 0, sizeof d->uuid);
         if (r->bytes) memcpy(d->uuid, r->bytes, r->bytes_len < 16 ? r->bytes_len : 16);
         d->total = r->size;
@@ -768,13 +807,11 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
     case VT_REC_NVML_DEVICE: {
         if (r->device < -1) return;
         vt_nvml *n = &rp->nvml[r->device + 1];
-        size_t k = r->str_len < sizeof n->uuid - 1 ? r->str_len : sizeof n->uuid - 1;
-        memcpy(n->uuid, r->str ? r->str : "", r->str ? k : 0);
-        n->uuid[r->str ? k : 0] = 0;
+        copy_text(n->uuid, sizeof n->uuid, r->str, r->str_len);
         break;
     }
     case VT_REC_STRING: {
-        char *s = keep(rp, r->str, r->str_len);
+        char *s = keep_text(rp, r->str, r->str_len);
         if (!s) return;
         uint32_t *ix = vt_idarr_get(&rp->string_ix, r->id);
         if (ix) { rp->strings[*ix] = s; return; }
@@ -805,9 +842,7 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         if (r->flags & VT_RF_UNWRAPPED) {
             rp->st.unwrapped_lookups++;
             if (rp->nunwrapped < 8) {
-                size_t n = r->str_len < 63 ? r->str_len : 63;
-                memcpy(rp->unwrapped[rp->nunwrapped], r->str ? r->str : "", r->str ? n : 0);
-                rp->unwrapped[rp->nunwrapped][r->str ? n : 0] = 0;
+                copy_text(rp->unwrapped[rp->nunwrapped], sizeof rp->unwrapped[0], r->str, r->str_len);
                 rp->nunwrapped++;
             }
         }

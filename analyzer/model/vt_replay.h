@@ -324,4 +324,12 @@ static inline vt_device *vt_replay_device(const vt_replay *rp, int device)
     return (device >= -1 && device < VT_NDEV - 1) ? rp->dev[device + 1] : NULL;
 }
 
+/* Of count allocations live at the end, how many may be frees the recorder lost rather
+ * than leaks: every lost event may have been one (LOST records count events, not
+ * their types). 0 when none was lost. */
+static inline uint64_t vt_replay_unsure_leaks(const vt_replay *rp, uint64_t count)
+{
+    return rp->st.lost_events < count ? rp->st.lost_events : count;
+}
+
 #endif /* VT_REPLAY_H */

@@ -217,8 +217,16 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     pb_label *labels = calloc(3 * (e.n ? e.n : 1), sizeof *labels);
     pb_label **lp = calloc(3 * (e.n ? e.n : 1), sizeof *lp);
     int64_t *values = calloc(6 * (e.n ? e.n : 1), sizeof *values);
-    uint64_t *locs = calloc((e.n ? e.n : 1) * VT_SITE_MAX_FRAMES, sizeof *locs);
-    size_t ns = 0;
+    /* Location ids, sized by the frames the sites have: room for VT_SITE_MAX_FRAMES per
+     * sample made 2 KiB per stack up front (6.2 GiB for 2M stacks). */
+    size_t nlocs = 0;
+    for (size_t i = 0; i < e.n; i++) {
+        const vt_site *site = e.g[i].g->site < a->sites.n ? &a->sites.sites[e.g[i].g->site] : NULL;
+        size_t k = site ? site->nframes : 0;
+        nlocs += k == 0 ? 1 : k < VT_SITE_MAX_FRAMES ? k : VT_SITE_MAX_FRAMES;
+    }
+    uint64_t *locs = calloc(nlocs ? nlocs : 1, sizeof *locs);
+    size_t ns = 0, at = 0;
     int rc = 0;
     if (!samples || !sp || !labels || !lp || !values || !locs) b.nomem = 1;
     for (size_t i = 0; i < e.n && !b.nomem; i++) {
@@ -236,10 +244,11 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
         s->value = v;
         s->n_value = 6;
         const vt_site *site = eg->g->site < a->sites.n ? &a->sites.sites[eg->g->site] : NULL;
-        s->location_id = &locs[ns * VT_SITE_MAX_FRAMES];
+        s->location_id = &locs[at];
         if (!site || !site->nframes) s->location_id[s->n_location_id++] = location_id(&b, NULL);
         for (uint32_t fi = 0; site && fi < site->nframes && fi < VT_SITE_MAX_FRAMES; fi++)
             s->location_id[s->n_location_id++] = location_id(&b, &site->frames[fi]);
+        at += s->n_location_id;
         pb_label *l = &labels[3 * ns];
         for (int j = 0; j < 3; j++) {
             perftools__profiles__label__init(&l[j]);

@@ -2,6 +2,8 @@
 /* vt_sites.c - folding recorded stacks into sites. */
 #include "vt_sites.h"
 
+#include "vt_ctrl.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +43,22 @@ static int is_plumbing_frame(const vt_site_frame *f)
            (f->resolved && vt_sites_is_plumbing_function(f->function));
 }
 
-/* Interned copy: frames of thousands of sites share their strings. */
+/* Interned copy: frames of thousands of sites share their strings. Every name a view
+ * prints passes here, so control bytes (from the trace, or from the symbols of a file it
+ * names) are escaped here once. */
 static const char *name(vt_sites *ss, const char *s)
 {
     if (!s) return NULL;
-    uint32_t id = vt_strtab_intern(&ss->names, s, strlen(s));
+    size_t n = strlen(s);
+    uint32_t id;
+    if (vt_ctrl_safe(s, n)) {
+        id = vt_strtab_intern(&ss->names, s, n);
+    } else {
+        char *e = vt_ctrl_dup(s, n);
+        if (!e) return NULL;
+        id = vt_strtab_intern(&ss->names, e, strlen(e));
+        free(e);
+    }
     return id == UINT32_MAX ? NULL : vt_strtab_get(&ss->names, id);
 }
 

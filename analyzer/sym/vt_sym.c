@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* libstdc++'s demangler (the Itanium C++ ABI one), declared here so this file stays C. */
@@ -415,12 +416,27 @@ typedef struct {
     char  mism_id[2 * VT_SYM_ID_MAX + 1];
 } vt_sym_miss;
 
+/* A module file is at least an ELF header (52 bytes on 32-bit, 64 on 64-bit) and at most
+ * 64 GiB: the largest CUDA libraries are under 2 GiB; a larger "module" is not one. */
+#define VT_SYM_FILE_MIN 52
+#define VT_SYM_FILE_MAX (64ull << 30)
+
 /* Opens path if it is an ELF file whose build-id is the recorded one (any ELF file when
  * none was recorded). Returns the fd, or -1. */
 static int vt_sym_try_file(const vt_sym_mod *m, const char *path, vt_sym_miss *why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* The path comes from the trace, which may come from anyone: only a regular file of
+     * a plausible size is read. O_NONBLOCK: opening a FIFO (or a device) must not wait
+     * for a writer; fstat then turns it away before anything reads it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < VT_SYM_FILE_MIN ||
+        (uint64_t)st.st_size > VT_SYM_FILE_MAX) {
+        close(fd);
+        if (why->bad_path == NULL) why->bad_path = strdup(path);
+        return -1;
+    }
     Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (e == NULL || elf_kind(e) != ELF_K_ELF) {
         if (e != NULL) elf_end(e);

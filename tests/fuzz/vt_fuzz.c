@@ -1,11 +1,11 @@
-// SPDX-License-Identifier: MIT
-/* vt_fuzz.c - feeds damaged traces to the whole analysis path, in process: every
+/* SPDX-License-Identifier: MIT */
+/* vt_fuzz.c - feeds damaged traces to every command, in process (vt_fuzz_one.c): every
  * truncation of each input, and single-byte flips at every offset (or every STEP-th).
  * The point is that nothing crashes, hangs or reads out of bounds (build with
  * sanitizers); results are not checked here, the golden tests do that.
  *
  *   vt_fuzz [--step N] TRACE...          exit 0 when every run returned 0 or 2 */
-#include "vt_cmds.h"
+#include "vt_fuzz_one.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,18 +35,9 @@ static void put(const char *path, const unsigned char *b, size_t n)
 
 static int run(const char *path, int *bad)
 {
-    char *argv_rep[] = { (char *)path, NULL };
-    char *argv_json[] = { (char *)"--json", (char *)path, NULL };
-    char *argv_top[] = { (char *)path, (char *)"--by", (char *)"function", NULL };
-    int rc[4];
-    rc[0] = vt_cmd_report(1, argv_rep);
-    rc[1] = vt_cmd_report(2, argv_json);
-    rc[2] = vt_cmd_dump(1, argv_rep);
-    rc[3] = vt_cmd_top(3, argv_top);
-    fflush(stdout);
-    for (int i = 0; i < 4; i++)
-        if (rc[i] != 0 && rc[i] != 2) *bad = 1;
-    return rc[0];
+    int rc = vt_fuzz_trace_file(path, VT_FUZZ_READERS);
+    if (rc == 1) *bad = 1;
+    return rc;
 }
 
 int main(int argc, char **argv)
