@@ -92,7 +92,7 @@ static void ratio_text(char *buf, size_t n, const drow *r)
 }
 
 static const char usage[] =
-    "usage: vramtrace diff BASE NEW [--top N] [--frames N] [--device N] [--rules FILE]...\n"
+    "usage: vramtrace diff BASE NEW [--top N] [--frames VIEW|N] [--device N] [--rules FILE]...\n"
     "                      [--no-default-rules] [--json]\n"
     "  Compares what each site held at the peak of two runs (sites are matched by their\n"
     "  symbolized stacks, so runs on other hosts or pids match), sorted by growth, and\n"
@@ -108,7 +108,8 @@ int vt_cmd_diff(int argc, char **argv)
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_cat_opts cat = { .nrules = 0 };
-    uint64_t top = 10, frames = VT_SHOW_FRAMES, device = 0;
+    uint64_t top = 10, device = 0;
+    vt_frames frames = { VT_VIEW_USER, 0 };
     int json = 0, has_device = 0;
     char *paths[2];
     int np = 0;
@@ -125,7 +126,7 @@ int vt_cmd_diff(int argc, char **argv)
             break;
         case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { return 2; } break;
         case O_FRAMES:
-            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { return 2; }
+            if (vt_show_frames_parse(v, &frames)) { vt_args_error(&a, VT_SHOW_FRAMES_ERROR, v); return 2; }
             break;
         case O_DEVICE:
             if (vt_args_uint(&a, "--device", v, 127, &device)) { return 2; }
@@ -282,7 +283,7 @@ int vt_cmd_diff(int argc, char **argv)
             ratio_text(rb, sizeof rb, &sites[i]);
             printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, sites[i].base), vt_units_size(b2, sites[i].new_),
                    vt_units_size_delta(b3, sites[i].delta), rb);
-            vt_show_site(stdout, &an, sites[i].key, (int)frames, 54);
+            vt_show_site(stdout, &an, sites[i].key, &frames, 54);
         }
         if (ngrew > top) printf("    ... %zu more\n", ngrew - (size_t)top);
         if (nshrank) {
@@ -294,7 +295,7 @@ int vt_cmd_diff(int argc, char **argv)
                 ratio_text(rb, sizeof rb, r);
                 printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, r->base), vt_units_size(b2, r->new_),
                        vt_units_size_delta(b3, r->delta), rb);
-                vt_show_site(stdout, &an, r->key, (int)frames, 54);
+                vt_show_site(stdout, &an, r->key, &frames, 54);
             }
             if (nshrank > top) printf("    ... %zu more\n", nshrank - (size_t)top);
         }

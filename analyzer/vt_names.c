@@ -76,6 +76,7 @@ const char *vt_rec_type_name(unsigned type)
     case VT_REC_TRAILER: return "trailer";
     case VT_REC_PYFRAME: return "pyframe";
     case VT_REC_PAUSE: return "pause";
+    case VT_REC_POOL: return "pool";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "type", type);

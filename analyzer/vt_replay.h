@@ -147,7 +147,20 @@ typedef struct {
     /* traced live device bytes of CUDA ordinals 0..VT_NVML_SNAP-1 at those two maxima;
      * which ordinal is this NVML index is known only once the UUIDs are read */
     uint64_t proc_snap[VT_NVML_SNAP], used_snap[VT_NVML_SNAP];
+    /* the driver pools' slack and reserved bytes of those ordinals at the process maximum */
+    uint64_t slack_snap[VT_NVML_SNAP], reserved_snap[VT_NVML_SNAP];
 } vt_nvml;
+
+/* The driver memory pools one device's allocations came from (VT_REC_POOL samples). */
+#define VT_POOL_MAX 8
+typedef struct {
+    int      seen, n;
+    uint64_t samples;
+    uint64_t handle[VT_POOL_MAX];
+    uint64_t reserved[VT_POOL_MAX], used[VT_POOL_MAX];  /* each pool's latest sample */
+    uint64_t cur_reserved, cur_slack;   /* summed over the pools, now */
+    uint64_t slack_max, slack_max_time, reserved_at_slack_max;
+} vt_pool_dev;
 
 typedef struct {
     char    *path;
@@ -239,6 +252,7 @@ struct vt_replay {
     size_t nooms, ooms_cap;
 
     vt_nvml nvml[VT_NDEV];
+    vt_pool_dev pool[VT_NDEV]; /* by CUDA ordinal + 1 */
 
     char unwrapped[8][64];      /* names of the first lookups the recorder could not wrap */
     unsigned nunwrapped;

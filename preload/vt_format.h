@@ -78,6 +78,7 @@ typedef enum {
     VT_REC_TRAILER     = 16, /* last record of a cleanly ended trace */
     VT_REC_PYFRAME     = 17, /* a Python code location: file, function, line (string ids) */
     VT_REC_PAUSE       = 18, /* the program paused (aux0 = 1) or resumed (0) recording */
+    VT_REC_POOL        = 19, /* a sample of a driver memory pool: reserved (aux0), used (aux1) */
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 

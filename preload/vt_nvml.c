@@ -10,6 +10,7 @@
  * The process's own figure comes from the running-process list; in a container the pid
  * there may be the host's, and then it is "unknown" (aux0 = 0). */
 #include "vt_internal.h"
+#include "vt_pool.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -108,10 +109,12 @@ int vt_nvml_due_in_ms(uint64_t now)
 
 void vt_nvml_sample(uint64_t now)
 {
-    if (vt_g.cfg.nvml_ms <= 0 || vt_n.state < 0 || now < vt_n.next_ns) return;
+    if (vt_g.cfg.nvml_ms <= 0 || now < vt_n.next_ns) return;
     if (vt_n.state == 0) nvml_open();
-    if (vt_n.state < 0) return;
     vt_n.next_ns = now + (uint64_t)vt_g.cfg.nvml_ms * 1000000u;
+    /* the driver pools at the same moment, with or without NVML (vt_pool.h) */
+    vt_pool_sample();
+    if (vt_n.state < 0) return;
     /* NVML's queries go through the driver: time them, they run next to the program's
      * own calls (VRAMTRACE_STATS). */
     uint64_t t0 = vt_g.cfg.stats ? vt_now_abs() : 0;
