@@ -106,7 +106,7 @@ static void sites(out *o, const vt_analysis *a, const vt_tracker *tk, int max)
     for (size_t i = 0; i < k && i < (size_t)max; i++) {
         /* three lines of the site when they fit, else two */
         site_text(a, rows[i].key, 3, s, sizeof s);
-        if (strlen(s) > VT_SUMMARY_COLS - 30) site_text(a, rows[i].key, 2, s, sizeof s);
+        if (strlen(s) > VT_SUMMARY_COLS - 32) site_text(a, rows[i].key, 2, s, sizeof s);
         line(o, "vramtrace:   %9s %5.1f%%  %s", vt_units_size(b, rows[i].bytes), pct(rows[i].bytes, tk->peak), s);
     }
     free(rows);
@@ -140,6 +140,9 @@ static void gap(out *o, const vt_trace *t, int dev)
     else if (g.known)
         line(o, "vramtrace:   beyond the allocations (NVML): unexplained %s (context, modules, pool slack)",
              vt_units_size(b1, g.unexplained));
+    else if (g.has_pool)
+        line(o, "vramtrace:   driver pools: %s reserved, %s of it freed and kept (pool slack)",
+             vt_units_size(b1, g.pool_reserved), vt_units_size(b2, g.pool_slack));
 }
 
 void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
