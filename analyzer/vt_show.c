@@ -160,6 +160,12 @@ void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames 
     slines *o = malloc(sizeof *o);
     if (!o) return;
     site_lines(s, fv, o);
+    if (!o->n) {  /* --frames python or native on a site of the other kind */
+        fprintf(f, "[no %s frame] (%u other frame%s)\n", fv->view == VT_VIEW_PYTHON ? "Python" : "native",
+                o->hidden, o->hidden == 1 ? "" : "s");
+        free(o);
+        return;
+    }
     for (size_t i = 0; i < o->n; i++) {
         if (i) fprintf(f, "%*s", indent, "");
         show_line(f, &o->l[i]);
