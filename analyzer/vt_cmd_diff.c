@@ -41,8 +41,22 @@ static int drow_cmp(const void *x, const void *y)
     return drow_key_cmp(a->key, b->key);
 }
 
-/* Joins the rows of the two runs by key. */
-static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker *tn, vt_by by, size_t *out_n)
+/* Sites that read alike under fv summed into one row, each run's bytes apart
+ * (vt_show_group_rows carries them: new in bytes, base in total_bytes). */
+static size_t group(const vt_analysis *an, const vt_frames *fv, drow *d, size_t n)
+{
+    vt_row *r = calloc(n ? n : 1, sizeof *r);
+    if (!r) return n;
+    for (size_t i = 0; i < n; i++) r[i] = (vt_row){ .key = d[i].key, .bytes = d[i].new_, .total_bytes = d[i].base };
+    n = vt_show_group_rows(an, fv, r, n);
+    for (size_t i = 0; i < n; i++) d[i] = (drow){ .key = r[i].key, .base = r[i].total_bytes, .new_ = r[i].bytes };
+    free(r);
+    return n;
+}
+
+/* Joins the rows of the two runs by key; sites grouped as fv shows them (NULL: not). */
+static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker *tn, vt_by by,
+                  const vt_frames *fv, size_t *out_n)
 {
     vt_row *rb, *rn;
     size_t nb = vt_rows(an, tb, VT_AT_PEAK, by, &rb);
@@ -73,6 +87,7 @@ static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker 
             n++;
         }
     }
+    if (d && fv) n = group(an, fv, d, n);
     for (size_t i = 0; d && i < n; i++) d[i].delta = (int64_t)(d[i].new_ - d[i].base);
     cmp_an = an;
     cmp_by = by;
@@ -160,8 +175,8 @@ int vt_cmd_diff(int argc, char **argv)
         }
     }
     size_t ns = 0, nk = 0;
-    drow *sites = join(&an, tk[0], tk[1], VT_BY_SITE, &ns);
-    drow *kinds = join(&an, tk[0], tk[1], VT_BY_KIND, &nk);
+    drow *sites = join(&an, tk[0], tk[1], VT_BY_SITE, json ? NULL : &frames, &ns);
+    drow *kinds = join(&an, tk[0], tk[1], VT_BY_KIND, NULL, &nk);
     if (!sites || !kinds) {
         fprintf(stderr, "vramtrace: out of memory\n");
         free(sites);
