@@ -114,12 +114,8 @@ static void text_kinds(const vt_analysis *a, const vt_tracker *tk, uint64_t whol
 static void text_peak_sites(const vt_analysis *a, const vt_tracker *tk, const rep_opts *o)
 {
     vt_row *rows;
-    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_SITE, &rows);
-    if (n == (size_t)-1) return;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].bytes) rows[k++] = rows[i];
-    k = vt_show_group_rows(a, &o->frames, rows, k);
+    size_t k = vt_show_site_rows(a, tk, VT_AT_PEAK, &o->frames, &rows);
+    if (k == (size_t)-1) return;
     printf("  top sites at the peak:\n");
     text_site_rows(a, rows, k, tk->peak, o, 1);
     free(rows);
@@ -181,12 +177,8 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
            tk->count == 1 ? "" : "s");
     if (tk->live) {
         vt_row *rows;
-        size_t n = vt_rows(a, tk, VT_AT_END, VT_BY_SITE, &rows);
-        if (n != (size_t)-1) {
-            size_t k = 0;
-            for (size_t i = 0; i < n; i++)
-                if (rows[i].bytes) rows[k++] = rows[i];
-            k = vt_show_group_rows(a, &o->frames, rows, k);
+        size_t k = vt_show_site_rows(a, tk, VT_AT_END, &o->frames, &rows);
+        if (k != (size_t)-1) {
             text_site_rows(a, rows, k, tk->live, o, 0);
             free(rows);
         }

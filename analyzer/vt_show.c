@@ -210,6 +210,16 @@ void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_
     free(o);
 }
 
+size_t vt_show_site_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, const vt_frames *fv, vt_row **out)
+{
+    size_t n = vt_rows(a, tk, at, VT_BY_SITE, out);
+    if (n == (size_t)-1) return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((*out)[i].bytes) (*out)[k++] = (*out)[i];
+    return vt_show_group_rows(a, fv, *out, k);
+}
+
 /* ------------------------------------------------------------------------ *
  *  Rows that read alike
  * ------------------------------------------------------------------------ */

@@ -47,6 +47,9 @@ void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_
 /* Rows of sites (vt_rows by VT_BY_SITE) that read alike under fr summed into one (the
  * first, largest, stands for them), then sorted again. Returns the new count. */
 size_t vt_show_group_rows(const vt_analysis *a, const vt_frames *fr, vt_row *rows, size_t n);
+/* The rows of sites holding bytes at `at` for tracker tk, grouped as fv shows them
+ * (vt_show_group_rows), largest first; (size_t)-1 when out of memory (as vt_rows). */
+size_t vt_show_site_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, const vt_frames *fv, vt_row **out);
 /* The site as JSON members "op" (when one is named) and "frames": [...], every frame
  * with its class. */
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site);

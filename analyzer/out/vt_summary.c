@@ -95,12 +95,8 @@ static void layers(out *o, const vt_analysis *a, const vt_tracker *tk)
 static void sites(out *o, const vt_analysis *a, const vt_tracker *tk, int max)
 {
     vt_row *rows;
-    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_SITE, &rows);
-    if (n == (size_t)-1) return;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].bytes) rows[k++] = rows[i];
-    k = vt_show_group_rows(a, &(vt_frames){ VT_VIEW_USER, 0 }, rows, k);
+    size_t k = vt_show_site_rows(a, tk, VT_AT_PEAK, &(vt_frames){ VT_VIEW_USER, 0 }, &rows);
+    if (k == (size_t)-1) return;
     if (k) line(o, "vramtrace:   top sites at the peak:");
     char b[VT_UNITS_BUF], s[600];
     for (size_t i = 0; i < k && i < (size_t)max; i++) {

@@ -475,6 +475,8 @@ static void test_fclass(void)
         { VT_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, "libpython3.12.so.1.0", VT_FC_INTERPRETER },
         { VT_FRAME_NATIVE, "python3.12+0x58216f", NULL, "python3.12", VT_FC_INTERPRETER },
         { VT_FRAME_NATIVE, "ffi_call", NULL, "libffi.so.8", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "[unknown]+0x7f00", NULL, "[unknown]", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "libgomp.so.1+0x1234", NULL, "libgomp.so.1", VT_FC_FRAMEWORK },
         { VT_FRAME_PYTHON, "_call_impl", "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", "python", VT_FC_INTERPRETER },
         { VT_FRAME_PYTHON, "forward", "/venv/lib/python3.12/site-packages/transformers/models/gpt2/modeling_gpt2.py", "python", VT_FC_LIBRARY },
         { VT_FRAME_PYTHON, "__init__", "/usr/lib/python3.12/json/__init__.py", "python", VT_FC_LIBRARY },
