@@ -35,7 +35,7 @@ elif what == "bert":
 elif what == "oom":
     keep = torch.empty(1 << 30, device=dev)
     try:
-        x = torch.empty(1 << 50, dtype=torch.uint8, device=dev)  # FRAMES-OOM-LINE
+        x = torch.empty(200 << 30, dtype=torch.uint8, device=dev)  # FRAMES-OOM-LINE: past the 140 GiB card
     except torch.OutOfMemoryError:
         print("oom caught")
 elif what == "lit":
