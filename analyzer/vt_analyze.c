@@ -214,7 +214,7 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         if (t->sym) vt_sym_free(t->sym);
         t->sym = NULL;
     }
-    if (vt_fclass_assign(&a->sites, o ? o->cat : NULL))
+    if (vt_fclass_assign(&a->sites, a->rules, o ? o->cat : NULL))
         fprintf(stderr, "vramtrace: out of memory while classing frames\n");
     if (vt_cat_assign(a, o ? o->cat : NULL)) return 2;
     return 0;

@@ -160,13 +160,14 @@ static int classify(vt_rules *rules, memo *m, const vt_site_frame *f)
     return c;
 }
 
-int vt_fclass_assign(vt_sites *ss, const vt_cat_opts *o)
+int vt_fclass_assign(vt_sites *ss, vt_rules *rules, const vt_cat_opts *o)
 {
     char err[600];
-    vt_rules *chain = vt_rules_default(err, sizeof err);
+    int own = !rules || (o && o->no_default_rules);
+    vt_rules *chain = own ? vt_rules_default(err, sizeof err) : rules;
     /* The user's files were read (and any error said) before the traces: one that fails
      * now is left out. */
-    for (size_t i = o ? o->nrules : 0; chain && i-- > 0;) {
+    for (size_t i = own && o ? o->nrules : 0; chain && i-- > 0;) {
         vt_rules *r = vt_rules_load(o->rules[i], err, sizeof err);
         if (!r) continue;
         vt_rules_chain(r, chain);
@@ -184,6 +185,6 @@ int vt_fclass_assign(vt_sites *ss, const vt_cat_opts *o)
         s->op = site_op(ss, s);
     }
     free(m.e);
-    vt_rules_free(chain);
+    if (own) vt_rules_free(chain);
     return rc;
 }

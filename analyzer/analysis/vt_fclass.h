@@ -12,11 +12,15 @@
 
 struct vt_cat_opts;
 
+struct vt_rules;
+
 /* Classes every frame of every site (frames[].fclass) and names each site's operator
  * (.op). The rules are the --rules files of o (their `class:` lines), then the built-in
- * ones, which apply even under --no-default-rules: classes decide no category. A frame
- * no rule classes is user code. Returns 0, or -1 when out of memory (frames left user). */
-int vt_fclass_assign(vt_sites *ss, const struct vt_cat_opts *o);
+ * ones, which apply even under --no-default-rules: classes decide no category. `rules`
+ * is the analysis' category chain: used as it is when it ends in the built-in set (not
+ * parsed again), else NULL. A frame no rule classes is user code. Returns 0, or -1 when
+ * out of memory (frames left user). */
+int vt_fclass_assign(vt_sites *ss, struct vt_rules *rules, const struct vt_cat_opts *o);
 
 /* The operator a function name names, "log_softmax" from "at::_ops::log_softmax::call(...)",
  * "at::(anonymous namespace)::structured_log_softmax_cuda_out_functional::..." or
