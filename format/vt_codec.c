@@ -150,6 +150,10 @@ static uint8_t *enc_payload(vt_codec *c, const vt_rec *r, uint8_t *o)
     case VT_REC_LOST:
         o = enc_time(c, o, r->time_ns); o = put_u(o, r->size);
         break;
+    case VT_REC_POOL:
+        o = enc_time(c, o, r->time_ns); o = put_s(o, r->device);
+        o = put_u(o, r->addr); o = put_u(o, r->aux0); o = put_u(o, r->aux1);
+        break;
     case VT_REC_PAUSE:
         o = enc_time(c, o, r->time_ns); o = put_u(o, r->tid); o = put_u(o, r->aux0);
         break;
@@ -282,6 +286,10 @@ size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r)
         break;
     case VT_REC_LOST:
         r->time_ns = dec_time(c, &d); r->size = get_u(&d);
+        break;
+    case VT_REC_POOL:
+        r->time_ns = dec_time(c, &d); r->device = (int8_t)get_s(&d);
+        r->addr = get_u(&d); r->aux0 = get_u(&d); r->aux1 = get_u(&d);
         break;
     case VT_REC_PAUSE:
         r->time_ns = dec_time(c, &d); r->tid = (uint32_t)get_u(&d); r->aux0 = get_u(&d);

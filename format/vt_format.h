@@ -83,6 +83,7 @@ typedef enum {
     VT_REC_SYMBOL      = 20, /* one frame of a symbolized address (vramtrace symbolize) */
     VT_REC_ANNOTATE    = 21, /* the program named a buffer's role: addr, size, kind = role,
                               * aux0 = layer STRING id, aux1 = batch (docs/trace-format.md) */
+    VT_REC_POOL        = 22, /* a sample of a driver memory pool: reserved (aux0), used (aux1) */
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 

@@ -17,6 +17,8 @@ typedef struct {
     __typeof__(&cuDeviceTotalMem_v2)  device_total_mem;
     __typeof__(&cuDeviceGetUuid_v2)   device_get_uuid;
     __typeof__(&cuDeviceGetAttribute) device_get_attribute;
+    __typeof__(&cuDeviceGetMemPool)   device_get_mem_pool;   /* vt_pool.c */
+    __typeof__(&cuMemPoolGetAttribute) pool_get_attribute;
 } vt_helpers;
 
 /* The helpers of the first driver object seen, or NULL. */

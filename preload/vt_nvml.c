@@ -15,6 +15,7 @@
 #include "vt_format.h"
 #include "vt_global.h"
 #include "vt_stats.h"
+#include "vt_pool.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -113,10 +114,12 @@ int vt_nvml_due_in_ms(uint64_t now)
 
 void vt_nvml_sample(uint64_t now, void (*emit)(const vt_rec *r))
 {
-    if (vt_g.cfg.nvml_ms <= 0 || vt_n.state < 0 || now < vt_n.next_ns) return;
+    if (vt_g.cfg.nvml_ms <= 0 || now < vt_n.next_ns) return;
     if (vt_n.state == 0) nvml_open(emit);
-    if (vt_n.state < 0) return;
     vt_n.next_ns = now + (uint64_t)vt_g.cfg.nvml_ms * 1000000u;
+    /* the driver pools at the same moment, with or without NVML (vt_pool.h) */
+    vt_pool_sample(emit);
+    if (vt_n.state < 0) return;
     /* NVML's queries go through the driver: time them, they run next to the program's
      * own calls (VRAMTRACE_STATS). */
     uint64_t t0 = vt_g.cfg.stats ? vt_now_abs() : 0;

@@ -14,8 +14,12 @@ puts that folder first on PYTHONPATH, so Python's `site` module runs this file a
    register_module_forward_hook) and removes the finder. A program that never imports
    torch is not touched further.
 3. The hooks name every module by its qualified name in the model (the path
-   named_modules() gives it from the outermost module called, e.g.
-   "bert.encoder.layer.3.attention.self"; the outermost module is named by its class)
+   named_modules() gives it from the outermost module that owns the one called, e.g.
+   "bert.encoder.layer.3.attention.self"; the outermost module is named by its class).
+   The owner is found also when its own forward never runs (Lightning's training_step,
+   HF Trainer's compute_loss calling a submodule): the first time a module nobody named
+   is called outside any other, the modules whose _modules hold it are looked up
+   (gc.get_referrers), up to the outermost, so `self.net(x)` names `net.0`, not `0`.
    and, while the module's forward runs, hold that name as a scope of the calling thread
    in the recorder (vramtrace_scope_push / vramtrace_scope_pop in libvramtrace.so,
    through ctypes). Every allocation the thread makes meanwhile gets the scope frame.
@@ -142,6 +146,31 @@ def _install(torch):
             names[m] = n.encode("utf-8", "replace")
             roots[m] = root_ref
 
+    def owner_of(m):
+        """The module whose _modules holds m, or None (once per unnamed root)."""
+        import gc
+        for d in gc.get_referrers(m):
+            if not isinstance(d, dict):
+                continue
+            for p in gc.get_referrers(d):
+                if isinstance(p, M.Module) and p.__dict__.get("_modules") is d:
+                    return p
+                if isinstance(p, dict) and p.get("_modules") is d:  # the owner's __dict__
+                    for q in gc.get_referrers(p):
+                        if isinstance(q, M.Module) and getattr(q, "__dict__", None) is p:
+                            return q
+        return None
+
+    def outermost(m):
+        seen = {id(m)}
+        for _ in range(64):
+            p = owner_of(m)
+            if p is None or id(p) in seen:
+                break
+            seen.add(id(p))
+            m = p
+        return m
+
     def name_of(module):
         n = names.get(module)
         if n is not None and root_of(module) is not None:
@@ -151,7 +180,11 @@ def _install(torch):
             prefix = names.get(parents[-1], b"?").decode("utf-8", "replace") + "." + type(module).__name__
             name_tree(module, prefix)
         else:
-            name_tree(module, None)
+            try:
+                root = outermost(module)
+            except Exception:
+                root = module
+            name_tree(root, None)
         return names.get(module, type(module).__name__.encode())
 
     def end_backward():

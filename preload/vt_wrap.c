@@ -75,6 +75,8 @@ static void fill_helpers(vt_helpers *h, struct link_map *lm)
     if (!h->device_get_uuid)  /* same ABI: (CUuuid *, CUdevice) */
         h->device_get_uuid = (__typeof__(h->device_get_uuid))sym_in(lm, "cuDeviceGetUuid");
     h->device_get_attribute = (__typeof__(h->device_get_attribute))sym_in(lm, "cuDeviceGetAttribute");
+    h->device_get_mem_pool = (__typeof__(h->device_get_mem_pool))sym_in(lm, "cuDeviceGetMemPool");
+    h->pool_get_attribute = (__typeof__(h->pool_get_attribute))sym_in(lm, "cuMemPoolGetAttribute");
 }
 
 /* The driver object holding p, described once. NULL when p is in no object. */

@@ -8,6 +8,7 @@
 #include "vt_format.h"
 #include "vt_global.h"
 #include "vt_record.h"
+#include "vt_pool.h"
 #include "vt_wrap.h"
 
 /* ------------------------------------------------------------------------ *
@@ -79,39 +80,45 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
 /* ------------------------------------------------------------------------ *
  *  Stream-ordered (_ptsz: the per-thread default stream flavour)
  * ------------------------------------------------------------------------ */
+/* pool: the one allocated from; 0 for the device's current pool (cuMemAllocAsync) */
 static inline CUresult async_alloc(CUresult r, unsigned kind, CUdeviceptr *dptr, size_t n,
-                                   CUstream s, unsigned flags)
+                                   CUstream s, unsigned flags, CUmemoryPool pool)
 {
-    if (r == CUDA_SUCCESS) vt_rec_alloc(kind, *dptr, n, (uint64_t)(uintptr_t)s, flags, VT_DEV_CTX);
-    else if (r == CUDA_ERROR_OUT_OF_MEMORY) vt_rec_oom(kind, n, (uint64_t)(uintptr_t)s, flags, VT_DEV_CTX);
+    int dev = VT_DEV_CTX;
+    if (r == CUDA_SUCCESS) {
+        vt_rec_alloc(kind, *dptr, n, (uint64_t)(uintptr_t)s, flags, dev);
+        vt_pool_note(dev, (uint64_t)(uintptr_t)pool);
+    } else if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        vt_rec_oom(kind, n, (uint64_t)(uintptr_t)s, flags, dev);
+    }
     return r;
 }
 
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_WRAP_BEGIN(cuMemAllocAsync, dptr, bytesize, hStream);
-    async_alloc(r, VT_KIND_MEM_ALLOC_ASYNC, dptr, bytesize, hStream, 0);
+    async_alloc(r, VT_KIND_MEM_ALLOC_ASYNC, dptr, bytesize, hStream, 0, NULL);
     VT_WRAP_END();
 }
 
 VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_WRAP_BEGIN(cuMemAllocAsync_ptsz, dptr, bytesize, hStream);
-    async_alloc(r, VT_KIND_MEM_ALLOC_ASYNC, dptr, bytesize, hStream, VT_RF_PTDS);
+    async_alloc(r, VT_KIND_MEM_ALLOC_ASYNC, dptr, bytesize, hStream, VT_RF_PTDS, NULL);
     VT_WRAP_END();
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
     VT_WRAP_BEGIN(cuMemAllocFromPoolAsync, dptr, bytesize, pool, hStream);
-    async_alloc(r, VT_KIND_MEM_ALLOC_POOL, dptr, bytesize, hStream, 0);
+    async_alloc(r, VT_KIND_MEM_ALLOC_POOL, dptr, bytesize, hStream, 0, pool);
     VT_WRAP_END();
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
     VT_WRAP_BEGIN(cuMemAllocFromPoolAsync_ptsz, dptr, bytesize, pool, hStream);
-    async_alloc(r, VT_KIND_MEM_ALLOC_POOL, dptr, bytesize, hStream, VT_RF_PTDS);
+    async_alloc(r, VT_KIND_MEM_ALLOC_POOL, dptr, bytesize, hStream, VT_RF_PTDS, pool);
     VT_WRAP_END();
 }
 

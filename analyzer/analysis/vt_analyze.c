@@ -3,6 +3,7 @@
 #include "vt_analyze.h"
 #include "vt_cat.h"
 #include "vt_ctrl.h"
+#include "vt_fclass.h"
 #include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_progress.h"
@@ -226,6 +227,8 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         if (t->sym) vt_sym_free(t->sym);
         t->sym = NULL;
     }
+    if (vt_fclass_assign(&a->sites, a->rules, o ? o->cat : NULL))
+        fprintf(stderr, "vramtrace: out of memory while classing frames\n");
     if (vt_cat_assign(a, o ? o->cat : NULL)) return 2;
     return 0;
 }

@@ -36,6 +36,7 @@ typedef struct {
 
 typedef struct {
     uint8_t is_cache;
+    uint8_t fclass;         /* a `class:NAME` rule: vt_fclass + 1; it decides no category */
     uint8_t cat, ncats;
     uint16_t allowed;
     uint16_t section;       /* local id, 0 = none */
@@ -224,6 +225,12 @@ static int add_section(vt_rules *r, const char *name, size_t n)
 
 static int parse_cats(rule *ru, const char *tok)
 {
+    if (!strncmp(tok, "class:", 6)) {
+        int c = vt_fclass_parse(tok + 6);
+        if (c < 0) return -1;
+        ru->fclass = (uint8_t)(c + 1);
+        return 0;
+    }
     if (!strcmp(tok, "cache")) {
         ru->is_cache = 1;
         return 0;
@@ -449,7 +456,8 @@ vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char 
         ru->section = section;
         if (parse_cats(ru, tok)) {
             snprintf(msg, sizeof msg, "unknown category '%.100s' (weights, activations, gradients, "
-                     "optimizer_state, workspace, temporary, host_pinned, other, joined by '|'; or cache)", tok);
+                     "optimizer_state, workspace, temporary, host_pinned, other, joined by '|'; or cache; or "
+                     "class:user|library|framework|interpreter|plumbing)", tok);
             goto bad;
         }
         r->n++; /* from here on vt_rules_free frees what the rule holds */
@@ -463,6 +471,10 @@ vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char 
             ru->nconds++;
         }
         if (!ru->nconds) { snprintf(msg, sizeof msg, "a rule needs at least one condition"); goto bad; }
+        if (ru->fclass && ru->frame_conds != ru->nconds) {
+            snprintf(msg, sizeof msg, "a class: rule is about a frame: call= has no place in it");
+            goto bad;
+        }
         sort_conds(ru->conds, ru->nconds);
     next_line:
         if (!eol) break;
@@ -649,7 +661,7 @@ static const ctx_ent *context(vt_rules *r, const vt_site_frame *f, unsigned kind
                   (uint32_t)r->ncand, 0 };
     for (size_t k = 0; k < r->n; k++) {
         rule *ru = &r->rules[k];
-        if (!ru->frame_conds || !rule_part(ru, f, kind, 0)) continue;
+        if (!ru->frame_conds || ru->fclass || !rule_part(ru, f, kind, 0)) continue;
         if (r->ncand == r->cand_cap) {
             size_t c = r->cand_cap ? r->cand_cap * 2 : 256;
             uint32_t *p = realloc(r->cand, c * sizeof *p);
@@ -719,7 +731,7 @@ static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int 
     for (size_t j = 0; j < nk && (*cat_rule < 0 || *cache_rule < 0); j++) {
         size_t k = cx ? r->cand[cx->first + j] : j;
         rule *ru = &r->rules[k];
-        if (!ru->frame_conds) continue;
+        if (!ru->frame_conds || ru->fclass) continue;
         if (ru->is_cache ? *cache_rule >= 0 : *cat_rule >= 0) continue;
         if ((cx || rule_part(ru, f, kind, 0)) && rule_part(ru, f, kind, 1)) {
             if (ru->is_cache) *cache_rule = (int)k;
@@ -788,4 +800,14 @@ void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_
             if (cr >= 0 && !m->matched) take(m, r, &r->rules[cr], (int)i);
         }
     }
+}
+
+int vt_rules_frame_class(vt_rules *r, const vt_site_frame *f)
+{
+    for (; r; r = r->next)
+        for (size_t k = 0; k < r->n; k++) {
+            rule *ru = &r->rules[k];
+            if (ru->fclass && rule_part(ru, f, 0, 0) && rule_part(ru, f, 0, 1)) return ru->fclass - 1;
+        }
+    return -1;
 }

@@ -51,6 +51,11 @@ void vt_rules_free(vt_rules *r);
  * a later set is tried only when no rule of the earlier ones matched. */
 void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_match *m);
 
+/* The class the first `class:` rule matching frame f names (vt_fclass; a file's rules
+ * before the built-in ones), or -1 when none does. Not memoized: vt_fclass_assign asks
+ * once per distinct frame. */
+int vt_rules_frame_class(vt_rules *r, const vt_site_frame *f);
+
 /* Frees the match memo of every set of the chain (matching still works, and memoizes
  * afresh): after the last group is matched, its memory is better given back. */
 void vt_rules_forget(vt_rules *r);

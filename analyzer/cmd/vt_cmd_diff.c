@@ -42,8 +42,22 @@ static int drow_cmp(const void *x, const void *y)
     return drow_key_cmp(a->key, b->key);
 }
 
-/* Joins the rows of the two runs by key. */
-static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker *tn, vt_by by, size_t *out_n)
+/* Sites that read alike under fv summed into one row, each run's bytes apart
+ * (vt_show_group_rows carries them: new in bytes, base in total_bytes). */
+static size_t group(const vt_analysis *an, const vt_frames *fv, drow *d, size_t n)
+{
+    vt_row *r = calloc(n ? n : 1, sizeof *r);
+    if (!r) return n;
+    for (size_t i = 0; i < n; i++) r[i] = (vt_row){ .key = d[i].key, .bytes = d[i].new_, .total_bytes = d[i].base };
+    n = vt_show_group_rows(an, fv, r, n);
+    for (size_t i = 0; i < n; i++) d[i] = (drow){ .key = r[i].key, .base = r[i].total_bytes, .new_ = r[i].bytes };
+    free(r);
+    return n;
+}
+
+/* Joins the rows of the two runs by key; sites grouped as fv shows them (NULL: not). */
+static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker *tn, vt_by by,
+                  const vt_frames *fv, size_t *out_n)
 {
     vt_row *rb, *rn;
     size_t nb = vt_rows(an, tb, VT_AT_PEAK, by, &rb);
@@ -74,6 +88,7 @@ static drow *join(const vt_analysis *an, const vt_tracker *tb, const vt_tracker 
             n++;
         }
     }
+    if (d && fv) n = group(an, fv, d, n);
     for (size_t i = 0; d && i < n; i++) d[i].delta = (int64_t)(d[i].new_ - d[i].base);
     cmp_an = an;
     cmp_by = by;
@@ -93,7 +108,7 @@ static void ratio_text(char *buf, size_t n, const drow *r)
 }
 
 static const char usage[] =
-    "usage: vramtrace diff BASE NEW [--top N] [--frames N] [--device N] [--rules FILE]...\n"
+    "usage: vramtrace diff BASE NEW [--top N] [--frames VIEW|N] [--device N] [--rules FILE]...\n"
     "                      [--no-default-rules] [--json]\n"
     "  Compares what each site held at the peak of two runs (sites are matched by their\n"
     "  symbolized stacks, so runs on other hosts or pids match), sorted by growth, and\n"
@@ -109,7 +124,8 @@ int vt_cmd_diff(int argc, char **argv)
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     vt_cat_opts cat = { .nrules = 0 };
-    uint64_t top = 10, frames = VT_SHOW_FRAMES, device = 0;
+    uint64_t top = 10, device = 0;
+    vt_frames frames = { VT_VIEW_USER, 0 };
     int json = 0, has_device = 0;
     char *paths[2];
     int np = 0;
@@ -126,7 +142,7 @@ int vt_cmd_diff(int argc, char **argv)
             break;
         case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { return 2; } break;
         case O_FRAMES:
-            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { return 2; }
+            if (vt_show_frames_parse(v, &frames)) { vt_args_error(&a, VT_SHOW_FRAMES_ERROR, v); return 2; }
             break;
         case O_DEVICE:
             if (vt_args_uint(&a, "--device", v, 127, &device)) { return 2; }
@@ -160,8 +176,8 @@ int vt_cmd_diff(int argc, char **argv)
         }
     }
     size_t ns = 0, nk = 0;
-    drow *sites = join(&an, tk[0], tk[1], VT_BY_SITE, &ns);
-    drow *kinds = join(&an, tk[0], tk[1], VT_BY_KIND, &nk);
+    drow *sites = join(&an, tk[0], tk[1], VT_BY_SITE, json ? NULL : &frames, &ns);
+    drow *kinds = join(&an, tk[0], tk[1], VT_BY_KIND, NULL, &nk);
     if (!sites || !kinds) {
         fprintf(stderr, "vramtrace: out of memory\n");
         free(sites);
@@ -283,7 +299,7 @@ int vt_cmd_diff(int argc, char **argv)
             ratio_text(rb, sizeof rb, &sites[i]);
             printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, sites[i].base), vt_units_size(b2, sites[i].new_),
                    vt_units_size_delta(b3, sites[i].delta), rb);
-            vt_show_site(stdout, &an, sites[i].key, (int)frames, 54);
+            vt_show_site(stdout, &an, sites[i].key, &frames, 54);
         }
         if (ngrew > top) printf("    ... %zu more\n", ngrew - (size_t)top);
         if (nshrank) {
@@ -295,7 +311,7 @@ int vt_cmd_diff(int argc, char **argv)
                 ratio_text(rb, sizeof rb, r);
                 printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, r->base), vt_units_size(b2, r->new_),
                        vt_units_size_delta(b3, r->delta), rb);
-                vt_show_site(stdout, &an, r->key, (int)frames, 54);
+                vt_show_site(stdout, &an, r->key, &frames, 54);
             }
             if (nshrank > top) printf("    ... %zu more\n", nshrank - (size_t)top);
         }

@@ -132,6 +132,10 @@ static void dump_rec(const vt_rec *r)
     case VT_REC_LOST:
         printf("lost t=%" PRIu64 " events=%" PRIu64 "\n", r->time_ns, r->size);
         break;
+    case VT_REC_POOL:
+        printf("pool t=%" PRIu64 " device=%d pool=0x%" PRIx64 " reserved=%" PRIu64 " used=%" PRIu64 "\n",
+               r->time_ns, r->device, r->addr, r->aux0, r->aux1);
+        break;
     case VT_REC_PAUSE:
         printf("pause t=%" PRIu64 " tid=%u paused=%" PRIu64 "\n", r->time_ns, r->tid, r->aux0);
         break;

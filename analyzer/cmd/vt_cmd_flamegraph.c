@@ -18,26 +18,28 @@
 static const char usage[] =
     "usage: vramtrace flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]\n"
     "                            [--at peak|end|TIME|mark:NAME] [--device N|all] [--flame]\n"
-    "                            [--format html|svg] [--title TEXT]\n"
+    "                            [--native] [--format html|svg] [--title TEXT]\n"
     "  The call stacks of the allocations as an icicle graph (outermost frame at the top;\n"
     "  --flame puts it at the bottom), each frame as wide as the bytes under it: live at\n"
     "  the peak (default), allocated over the whole run, or leaked (live at the end).\n"
     "  --at: live at the peak, at the end, at TIME (12.5s), or at the first mark NAME the\n"
     "  program made (vramtrace.mark()); instead of --what.\n"
-    "  HTML (click to zoom, hover for details) unless FILE ends in .svg.\n"
+    "  HTML (click to zoom, hover for details) unless FILE ends in .svg. By default a stack\n"
+    "  with Python frames shows them with the ATen op as their leaf, and interpreter and\n"
+    "  allocator plumbing frames are left out; --native shows every frame.\n"
     "  Without -o: TRACE's name with .flamegraph.html (.svg with --format svg) here.\n";
 
 int vt_cmd_flamegraph(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_WHAT, O_AT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_HELP };
+    enum { O_OUT = 1, O_WHAT, O_AT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_NATIVE, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "what", 0, 1, O_WHAT }, { "at", 0, 1, O_AT }, { "device", 0, 1, O_DEVICE },
         { "flame", 0, 0, O_FLAME }, { "icicle", 0, 0, O_ICICLE }, { "format", 0, 1, O_FORMAT },
-        { "title", 0, 1, O_TITLE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "title", 0, 1, O_TITLE }, { "native", 0, 0, O_NATIVE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *out = NULL, *title = NULL;
     char *path = NULL;
-    int svg = -1, flame = 0, device = VT_ALL_DEVICES;
+    int svg = -1, flame = 0, device = VT_ALL_DEVICES, native = 0;
     vt_what what = VT_WHAT_PEAK;
     /* --at TIME and mark:NAME replay up to that moment; what is live then is what a
      * replay stopped there leaves live at its end. */
@@ -79,6 +81,7 @@ int vt_cmd_flamegraph(int argc, char **argv)
             else { vt_args_error(&a, "bad value '%s' for --format (html or svg)", v); return 2; }
             break;
         case O_TITLE: title = v; break;
+        case O_NATIVE: native = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -132,7 +135,7 @@ int vt_cmd_flamegraph(int argc, char **argv)
                      vt_export_program(&an), an.t[0].rd.hdr.pid);
             title = deftitle;
         }
-        if (vt_ftree_build(&t, &e, what, root)) {
+        if (vt_ftree_build(&t, &e, what, root, native)) {
             fprintf(stderr, "vramtrace: out of memory\n");
             rc = 2;
         } else {

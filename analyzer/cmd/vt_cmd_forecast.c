@@ -349,7 +349,7 @@ int vt_cmd_forecast(int argc, char **argv)
             fprintf(stderr, "vramtrace: runs cannot be matched: at %s=%g a site allocates %" PRIu32 " times, at %s=%g %" PRIu32
                             " times (not the same program and steps?): ", knob, tp->x, tp->site_count[st], knob, runs[i].x,
                     runs[i].site_count[st]);
-            if (st < an.sites.n) vt_show_site_inline(stderr, &an, (uint32_t)st, 2);
+            if (st < an.sites.n) vt_show_site_inline(stderr, &an, (uint32_t)st, &(vt_frames){ VT_VIEW_USER, 0 }, 2);
             else fprintf(stderr, "(no stack)\n");
             free(ok); free(start); free(order);
             goto out;

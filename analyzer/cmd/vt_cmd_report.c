@@ -8,6 +8,7 @@
 #include "vt_analyze.h"
 #include "vt_args.h"
 #include "vt_cat_show.h"
+#include "vt_gap.h"
 #include "vt_json.h"
 #include "vt_layer_show.h"
 #include "vt_names.h"
@@ -21,7 +22,7 @@
 
 typedef struct {
     uint64_t top;
-    uint64_t frames;
+    vt_frames frames;
     int json;
     vt_cat_opts cat;
 } rep_opts;
@@ -34,36 +35,18 @@ static double pct(uint64_t part, uint64_t whole)
 /* ------------------------------------------------------------------------ *
  *  Pieces shared by the text and JSON forms
  * ------------------------------------------------------------------------ */
-/* The NVML index that is CUDA ordinal `device` of this trace: by UUID when both are
- * known, else by equal index (*by_index set). */
-static const vt_nvml *nvml_of(const vt_replay *rp, int device, int *by_index)
-{
-    const vt_device *d = vt_replay_device(rp, device);
-    *by_index = 0;
-    if (d && vt_device_has_uuid(d)) {
-        char u[48];
-        vt_show_uuid(u, d->uuid);
-        for (int i = 0; i < VT_NDEV; i++)
-            if (rp->nvml[i].seen && strcmp(rp->nvml[i].uuid, u) == 0) return &rp->nvml[i];
-    }
-    if (device >= 0 && rp->nvml[device + 1].seen && !rp->nvml[device + 1].uuid[0]) {
-        *by_index = 1;
-        return &rp->nvml[device + 1];
-    }
-    return NULL;
-}
-
-/* The NVML row of a category block: process figure minus traced, at its maximum. */
+/* The NVML and pool rows of a category block (vt_gap.h). */
 static void nvml_extra(const vt_replay *rp, int device, vt_cat_extra *x)
 {
-    int by_index;
-    const vt_nvml *nv = nvml_of(rp, device, &by_index);
+    vt_gap g;
+    vt_gap_of(rp, device, &g);
     memset(x, 0, sizeof *x);
-    if (!nv || !nv->has_proc) return;
-    uint64_t traced = device >= 0 && device < VT_NVML_SNAP ? nv->proc_snap[device] : 0;
+    x->has_pool = g.has_pool;
+    x->pool_slack = g.pool_slack;
+    if (!g.known) return;
     x->has_unexplained = 1;
-    x->unexplained = nv->proc_max > traced ? nv->proc_max - traced : 0;
-    x->nvml_time = nv->proc_max_time;
+    x->unexplained = g.unexplained;
+    x->nvml_time = g.time;
 }
 
 static const char *end_state(const vt_trace *t)
@@ -105,11 +88,11 @@ static void text_site_rows(const vt_analysis *a, const vt_row *rows, size_t n, u
         if (with_total) {
             printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  ", vt_units_size(b1, r->bytes),
                    pct(r->bytes, whole), r->count, r->nallocs, vt_units_size(b2, r->total_bytes));
-            vt_show_site(stdout, a, r->key, (int)o->frames, 55);
+            vt_show_site(stdout, a, r->key, &o->frames, 55);
         } else {
             printf("    %10s  %6.1f%%  %7" PRIu64 "  ", vt_units_size(b1, r->bytes), pct(r->bytes, whole),
                    r->count);
-            vt_show_site(stdout, a, r->key, (int)o->frames, 36);
+            vt_show_site(stdout, a, r->key, &o->frames, 36);
         }
     }
     if (n > o->top) printf("    ... %zu more sites\n", n - (size_t)o->top);
@@ -132,11 +115,8 @@ static void text_kinds(const vt_analysis *a, const vt_tracker *tk, uint64_t whol
 static void text_peak_sites(const vt_analysis *a, const vt_tracker *tk, const rep_opts *o)
 {
     vt_row *rows;
-    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_SITE, &rows);
-    if (n == (size_t)-1) return;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].bytes) rows[k++] = rows[i];
+    size_t k = vt_show_site_rows(a, tk, VT_AT_PEAK, &o->frames, &rows);
+    if (k == (size_t)-1) return;
     printf("  top sites at the peak:\n");
     text_site_rows(a, rows, k, tk->peak, o, 1);
     free(rows);
@@ -151,15 +131,16 @@ static void text_oom(const vt_analysis *a, int ti, const vt_oom *oo, const rep_o
         printf(" (free %s of %s)", vt_units_size(b2, oo->free_bytes), vt_units_size(b3, oo->total_bytes));
     printf("; traced live %s\n", vt_units_size(b4, oo->live));
     printf("      asked by: ");
-    vt_show_site(stdout, a, oo->site, (int)o->frames, 16);
+    vt_show_site(stdout, a, oo->site, &o->frames, 16);
     if (!oo->nsnap) return;
     vt_row *rows;
     size_t n = vt_rows_oom(a, ti, oo, VT_BY_SITE, &rows);
     if (n == (size_t)-1) return;
+    n = vt_show_group_rows(a, &o->frames, rows, n);
     printf("      live then:\n");
     for (size_t i = 0; i < n && i < o->top && i < 5; i++) {
         printf("        %10s  %6.1f%%  ", vt_units_size(b1, rows[i].bytes), pct(rows[i].bytes, oo->live));
-        vt_show_site(stdout, a, rows[i].key, (int)o->frames, 29);
+        vt_show_site(stdout, a, rows[i].key, &o->frames, 29);
     }
     if (n > 5 && o->top > 5) printf("        ... %zu more sites\n", n - 5);
     free(rows);
@@ -201,11 +182,8 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     printf("\n");
     if (tk->live) {
         vt_row *rows;
-        size_t n = vt_rows(a, tk, VT_AT_END, VT_BY_SITE, &rows);
-        if (n != (size_t)-1) {
-            size_t k = 0;
-            for (size_t i = 0; i < n; i++)
-                if (rows[i].bytes) rows[k++] = rows[i];
+        size_t k = vt_show_site_rows(a, tk, VT_AT_END, &o->frames, &rows);
+        if (k != (size_t)-1) {
             text_site_rows(a, rows, k, tk->live, o, 0);
             free(rows);
         }
@@ -233,7 +211,7 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     }
 
     int by_index;
-    const vt_nvml *nv = nvml_of(rp, dev, &by_index);
+    const vt_nvml *nv = vt_gap_nvml(rp, dev, &by_index);
     if (nv) {
         uint64_t traced;
         if (nv->has_proc) {
@@ -250,6 +228,14 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
                    vt_units_size(b3, nv->used_max > traced ? nv->used_max - traced : 0));
         }
         if (by_index) printf("    (NVML index matched to the CUDA ordinal by number: no UUIDs recorded)\n");
+    }
+    vt_gap g;
+    vt_gap_of(rp, dev, &g);
+    if (g.has_pool) {
+        printf("  driver pools: %s reserved, of it %s freed and kept (pool slack)", vt_units_size(b1, g.pool_reserved),
+               vt_units_size(b2, g.pool_slack));
+        if (g.known) printf("; left unexplained: %s (context, modules)", vt_units_size(b3, g.unexplained));
+        printf("\n");
     }
 }
 
@@ -421,7 +407,7 @@ static void json_device(vt_json *j, const vt_analysis *a, int ti, int dev, const
         if (rp->ooms[i].device == dev) json_oom(j, a, ti, &rp->ooms[i], o->top);
     vt_json_end(j);
     int by_index;
-    const vt_nvml *nv = nvml_of(rp, dev, &by_index);
+    const vt_nvml *nv = vt_gap_nvml(rp, dev, &by_index);
     if (nv) {
         vt_json_obj(j, "nvml");
         vt_json_str(j, "uuid", nv->uuid[0] ? nv->uuid : NULL);
@@ -597,12 +583,15 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace report TRACE... [--top N] [--frames N] [--rules FILE]... [--no-default-rules] [--json]\n"
+    "usage: vramtrace report TRACE... [--top N] [--frames VIEW|N] [--rules FILE]... [--no-default-rules]\n"
+    "                        [--json]\n"
     "  Per device: the peak and when, by kind, by category and by site at the peak, what\n"
     "  was live at the end, OOM events, NVML figures; pinned host memory apart. Several\n"
     "  traces (e.g. ranks of one job) are also merged on a common clock.\n"
     "  --top N      sites to list (default 10)\n"
-    "  --frames N   frames of each site in text output (default 5)\n"
+    "  --frames VIEW|N  how a site reads in text: user (the op, your innermost line, the\n"
+    "               rest of the Python chain; the default), all, python or native; N:\n"
+    "               lines of it (default 5 for user, every frame for the others)\n"
     "  --rules FILE category rules tried before the built-in ones (docs/categories.md)\n"
     "  --no-default-rules  no built-in rules: lifetimes (and --rules) alone\n"
     "  --json       JSON output (schema vramtrace-report/1, docs/json-schema.md)\n";
@@ -615,7 +604,7 @@ int vt_cmd_report(int argc, char **argv)
         { "rules", 0, 1, O_RULES }, { "no-default-rules", 0, 0, O_NO_DEFAULT_RULES },
         { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
-    rep_opts o = { 10, VT_SHOW_FRAMES, 0, { .nrules = 0 } };
+    rep_opts o = { 10, { VT_VIEW_USER, 0 }, 0, { .nrules = 0 } };
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     int np = 0;
     vt_args a;
@@ -629,7 +618,13 @@ int vt_cmd_report(int argc, char **argv)
         case O_RULES: if (vt_cat_opts_add_rules(&o.cat, v)) { free(paths); return 2; } break;
         case O_NO_DEFAULT_RULES: o.cat.no_default_rules = 1; break;
         case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &o.top)) { free(paths); return 2; } break;
-        case O_FRAMES: if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &o.frames)) { free(paths); return 2; } break;
+        case O_FRAMES:
+            if (vt_show_frames_parse(v, &o.frames)) {
+                vt_args_error(&a, VT_SHOW_FRAMES_ERROR, v);
+                free(paths);
+                return 2;
+            }
+            break;
         case O_JSON: o.json = 1; break;
         case O_HELP: fputs(usage, stdout); free(paths); return 0;
         }

@@ -8,7 +8,7 @@
 #include "vt_analyze.h"
 #include "vt_args.h"
 #include "vt_reader.h"
-#include "vt_show.h"
+#include "vt_summary.h"
 #include "vt_units.h"
 
 #include <errno.h>
@@ -322,41 +322,7 @@ static void summary(found *f, size_t n)
     for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
     vt_analyze_opts ao = { UINT64_MAX, 1, NULL, NULL };
     vt_analysis an;
-    if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
-        char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF];
-        for (int i = 0; i < an.n; i++) {
-            const vt_trace *t = &an.t[i];
-            int devs[VT_NDEV];
-            size_t nd = vt_trace_devices(t, devs, VT_NDEV);
-            const vt_device *best = NULL;
-            int bestd = 0;
-            for (size_t k = 0; k < nd; k++) {
-                const vt_device *d = vt_replay_device(t->rp, devs[k]);
-                fprintf(stderr, "vramtrace: pid %u: device %d peak %s at %s\n", t->rd.hdr.pid, devs[k],
-                        vt_units_size(b1, d->dev.peak), vt_units_time(tb, d->dev.peak_time));
-                if (!best || d->dev.peak > best->dev.peak) { best = d; bestd = devs[k]; }
-            }
-            if (!best || !best->dev.peak) {
-                fprintf(stderr, "vramtrace: pid %u: no device memory was allocated\n", t->rd.hdr.pid);
-                continue;
-            }
-            vt_row *rows;
-            size_t nr = vt_rows(&an, &best->dev, VT_AT_PEAK, VT_BY_SITE, &rows);
-            if (nr == (size_t)-1) continue;
-            fprintf(stderr, "vramtrace: pid %u: top sites at the peak of device %d:\n", t->rd.hdr.pid, bestd);
-            for (size_t k = 0, shown_n = 0; k < nr && shown_n < 5; k++) {
-                if (!rows[k].bytes) continue;
-                shown_n++;
-                fprintf(stderr, "vramtrace:   %10s %5.1f%%  ", vt_units_size(b1, rows[k].bytes),
-                        100.0 * (double)rows[k].bytes / (double)best->dev.peak);
-                vt_show_site_inline(stderr, &an, rows[k].key, 2);
-            }
-            free(rows);
-        }
-        fprintf(stderr, "vramtrace: more: vramtrace report");
-        for (size_t i = 0; i < n && i < 4; i++) fprintf(stderr, " %s", f[i].path);
-        fprintf(stderr, "%s\n", n > 4 ? " ..." : "");
-    }
+    if (vt_analyze(&an, (int)n, paths, &ao) == 0) vt_summary_print(stderr, &an, paths);
     vt_analysis_free(&an);
     free(paths);
 }

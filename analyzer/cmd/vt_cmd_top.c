@@ -20,7 +20,7 @@
 
 static const char usage[] =
     "usage: vramtrace top TRACE [--by site|function|module|kind|category|layer] [--at peak|end|TIME|mark:NAME]\n"
-    "                     [--top N] [--frames N] [--rules FILE]... [--no-default-rules] [--json]\n"
+    "                     [--top N] [--frames VIEW|N] [--rules FILE]... [--no-default-rules] [--json]\n"
     "  The largest holders of device memory at the peak (default), at the end, or at\n"
     "  TIME since the start (12.5s, 300ms, 40us), or at the first mark NAME the program\n"
     "  made (vramtrace.mark(\"epoch 2\"): --at \"mark:epoch 2\"), per device.\n"
@@ -85,7 +85,8 @@ int vt_cmd_top(int argc, char **argv)
     vt_by by = VT_BY_SITE;
     int at_mode = 0; /* 0 peak, 1 end, 2 time, 3 mark */
     const char *at_mark = NULL;
-    uint64_t at_time = 0, top = 10, frames = VT_SHOW_FRAMES;
+    uint64_t at_time = 0, top = 10;
+    vt_frames frames = { VT_VIEW_USER, 0 };
     int json = 0;
     char *path = NULL;
     vt_args a;
@@ -124,7 +125,7 @@ int vt_cmd_top(int argc, char **argv)
             break;
         case O_TOP: if (vt_args_uint(&a, "--top", v, 1000000, &top)) { return 2; } break;
         case O_FRAMES:
-            if (vt_args_uint(&a, "--frames", v, VT_SITE_MAX_FRAMES, &frames)) { return 2; }
+            if (vt_show_frames_parse(v, &frames)) { vt_args_error(&a, VT_SHOW_FRAMES_ERROR, v); return 2; }
             break;
         case O_RULES: if (vt_cat_opts_add_rules(&cat, v)) return 2; break;
         case O_NO_DEFAULT_RULES: cat.no_default_rules = 1; break;
@@ -174,6 +175,7 @@ int vt_cmd_top(int argc, char **argv)
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
             if (rows[i].bytes || (by == VT_BY_LAYER && rows[i].max_bytes)) rows[k++] = rows[i];
+        if (by == VT_BY_SITE && !json) k = vt_show_group_rows(&an, &frames, rows, k);
         if (json) {
             vt_json_obj(&j, NULL);
             vt_json_i64(&j, "device", devs[di]);
@@ -211,7 +213,7 @@ int vt_cmd_top(int argc, char **argv)
                 printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  ", vt_units_size(b1, r->bytes),
                        whole ? 100.0 * (double)r->bytes / (double)whole : 0.0, r->count, r->nallocs,
                        vt_units_size(b2, r->total_bytes));
-                if (by == VT_BY_SITE) vt_show_site(stdout, &an, r->key, (int)frames, 55);
+                if (by == VT_BY_SITE) vt_show_site(stdout, &an, r->key, &frames, 55);
                 else printf("%s\n", vt_row_name(&an, by, r->key));
             }
             if (k > top) printf("    ... %zu more\n", k - (size_t)top);

@@ -11,17 +11,17 @@
 #define VT_COMMANDS(X) \
     X("run", vt_cmd_run, "run [-o PATTERN] [--depth N] [--per-tensor] [--no-summary] -- CMD ARGS...", \
       "run CMD with the recorder and say where the trace went") \
-    X("report", vt_cmd_report, "report TRACE... [--top N] [--json]", \
-      "peak per device and what made it, leaks, OOMs, NVML") \
-    X("top", vt_cmd_top, "top TRACE --by site|function|module|kind [--at peak|end|TIME] [--top N] [--json]", \
+    X("report", vt_cmd_report, "report TRACE... [--top N] [--frames user|all|python|native|N] [--json]", \
+      "peak per device and what made it (the op, your line), leaks, OOMs, NVML, pool slack") \
+    X("top", vt_cmd_top, "top TRACE --by site|function|module|kind|category|layer [--at peak|end|TIME|mark:NAME] [--frames ...] [--json]", \
       "the largest holders at one moment") \
-    X("diff", vt_cmd_diff, "diff BASE NEW [--top N] [--json]", \
+    X("diff", vt_cmd_diff, "diff BASE NEW [--top N] [--frames ...] [--json]", \
       "which sites grew between two runs") \
     X("check", vt_cmd_check, "check TRACE --max-peak SIZE [--max-leak SIZE] [--json]", \
       "exit 1 when a bound is broken (for CI)") \
-    X("timeline", vt_cmd_timeline, "timeline TRACE [-o FILE.html|FILE.svg] [--by category|site|kind]", \
+    X("timeline", vt_cmd_timeline, "timeline TRACE [-o FILE.html|FILE.svg] [--by category|site|kind|layer]", \
       "memory over time, stacked; the peak marked; zoom and hover") \
-    X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]", \
+    X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked] [--native]", \
       "bytes by call stack, as a flame (icicle) graph") \
     X("export", vt_cmd_export, "export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]", \
       "the trace for other tools") \

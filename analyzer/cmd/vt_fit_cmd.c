@@ -271,7 +271,8 @@ static void fail_text(const vt_fit_trace *ft, const vt_fit_slot *sl, const vt_fi
            vt_units_size(b2, sl->live_at_fail), vt_cat_name((vt_cat)sl->fail.cat), layer_of(ft, g));
     if (g && g->site != UINT32_MAX) {
         printf("      ");
-        vt_show_site(stdout, ft->an, g->site, (int)o->frames, 6);
+        vt_frames fr = { VT_VIEW_USER, (uint32_t)o->frames };
+        vt_show_site(stdout, ft->an, g->site, &fr, 6);
     }
 }
 

@@ -92,7 +92,7 @@ static inline int vt_rec_timed(unsigned type)
            type == VT_REC_VMM || type == VT_REC_POOL_TRIM || type == VT_REC_DRIVER ||
            type == VT_REC_NVML || type == VT_REC_LOOKUP || type == VT_REC_LOST ||
            type == VT_REC_TRAILER || type == VT_REC_PAUSE || type == VT_REC_MARK
-           || type == VT_REC_ANNOTATE;
+           || type == VT_REC_ANNOTATE || type == VT_REC_POOL;
 }
 
 #endif /* VT_READER_H */

@@ -556,8 +556,11 @@ static void on_nvml(vt_replay *rp, const vt_rec *r)
         n->has_proc = 1;
         n->proc_max = pv;
         n->proc_max_time = r->time_ns;
-        for (int i = 0; i < VT_NVML_SNAP; i++)
+        for (int i = 0; i < VT_NVML_SNAP; i++) {
             n->proc_snap[i] = rp->dev[i + 1] ? rp->dev[i + 1]->dev.live : 0;
+            n->slack_snap[i] = rp->pool[i + 1].cur_slack;
+            n->reserved_snap[i] = rp->pool[i + 1].cur_reserved;
+        }
     }
     if (r->size > n->used_max || n->samples == 1) {
         n->used_max = r->size;
@@ -712,6 +715,37 @@ static void on_annotate(vt_replay *rp, const vt_rec *r)
         if (!e) { rp->nomem = 1; return; }
     }
     if (vt_live_set(&rp->live, e, space, key, keep, to, ext ? aux : 0, logix, ext)) rp->nomem = 1;
+}
+
+/* The pools of one device: each pool's latest sample, summed. Samples come with the
+ * NVML ones (the writer thread takes both in one round), so the slack at an NVML maximum
+ * is the slack of the pools' samples just before it. */
+static void on_pool(vt_replay *rp, const vt_rec *r)
+{
+    if (r->device < 0 || r->device + 1 >= VT_NDEV) return;
+    vt_pool_dev *p = &rp->pool[r->device + 1];
+    int k = 0;
+    while (k < p->n && p->handle[k] != r->addr) k++;
+    if (k == p->n) {
+        if (p->n == VT_POOL_MAX) return;
+        p->handle[p->n++] = r->addr;
+    }
+    p->seen = 1;
+    p->samples++;
+    p->reserved[k] = r->aux0;
+    p->used[k] = r->aux1 < r->aux0 ? r->aux1 : r->aux0;
+    uint64_t res = 0, used = 0;
+    for (int i = 0; i < p->n; i++) {
+        res += p->reserved[i];
+        used += p->used[i];
+    }
+    p->cur_reserved = res;
+    p->cur_slack = res - used;
+    if (p->cur_slack >= p->slack_max) {
+        p->slack_max = p->cur_slack;
+        p->reserved_at_slack_max = res;
+        p->slack_max_time = r->time_ns;
+    }
 }
 
 static char *keep(vt_replay *rp, const void *p, size_t n)
@@ -912,9 +946,10 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_OOM: on_oom(rp, r); break;
     case VT_REC_ANNOTATE: on_annotate(rp, r); break;
     case VT_REC_NVML: on_nvml(rp, r); break;
+    case VT_REC_POOL: on_pool(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_ANNOTATE) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_POOL) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }

@@ -170,7 +170,20 @@ typedef struct {
     /* the least, over samples, of the process's figure minus ordinal i's traced live
      * bytes: the context and modules with the least allocator slack on top (fit) */
     uint64_t proc_over_min[VT_NVML_SNAP];
+    /* the driver pools' slack and reserved bytes of those ordinals at the process maximum */
+    uint64_t slack_snap[VT_NVML_SNAP], reserved_snap[VT_NVML_SNAP];
 } vt_nvml;
+
+/* The driver memory pools one device's allocations came from (VT_REC_POOL samples). */
+#define VT_POOL_MAX 8
+typedef struct {
+    int      seen, n;
+    uint64_t samples;
+    uint64_t handle[VT_POOL_MAX];
+    uint64_t reserved[VT_POOL_MAX], used[VT_POOL_MAX];  /* each pool's latest sample */
+    uint64_t cur_reserved, cur_slack;   /* summed over the pools, now */
+    uint64_t slack_max, slack_max_time, reserved_at_slack_max;
+} vt_pool_dev;
 
 typedef struct {
     char    *path;
@@ -277,6 +290,7 @@ struct vt_replay {
     const char *stop_mark;      /* the first mark of this name sets stop_time (--at mark:NAME) */
 
     vt_nvml nvml[VT_NDEV];
+    vt_pool_dev pool[VT_NDEV]; /* by CUDA ordinal + 1 */
 
     char unwrapped[8][64];      /* names of the first lookups the recorder could not wrap */
     unsigned nunwrapped;

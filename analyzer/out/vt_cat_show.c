@@ -69,11 +69,14 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
     if (vt_cat_caching(&s) && at == VT_AT_END && s.idle_cache_bytes)
         printf("    %10s  %6.1f%%  %7s  %-16s  segments first grown for activations or temporaries\n",
                vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", "(idle cache)");
+    if (extra && extra->has_pool && at == VT_AT_PEAK)
+        printf("  + %10s  %7s  %7s  %-16s  the driver pools' reserved minus used bytes: freed, kept\n",
+               vt_units_size(b1, extra->pool_slack), "", "", "pool slack");
     if (extra && extra->has_unexplained && at == VT_AT_PEAK)
         printf("  + %10s  %7s  %7s  %-16s  NVML's figure for the process at its maximum (%s) minus\n"
-               "    %10s  %7s  %7s  %-16s  traced: context, modules, pool slack\n",
+               "    %10s  %7s  %7s  %-16s  traced%s: context, modules%s\n",
                vt_units_size(b1, extra->unexplained), "", "", "unexplained", vt_units_time(tb, extra->nvml_time),
-               "", "", "", "");
+               "", "", "", "", extra->has_pool ? " and pool slack" : "", extra->has_pool ? "" : ", pool slack");
     if (vt_cat_caching(&s) && at == VT_AT_PEAK)
         printf("    approximate: %.0f%% of these bytes are segments of a framework's caching allocator, "
                "each counted in the\n    category of the allocation that first grew it, and what part "
@@ -133,6 +136,8 @@ void vt_cat_show_json_info(vt_json *j, const vt_analysis *a, const vt_tracker *t
     else vt_json_null(j, "idle_cache_bytes_at_end");
     if (extra && extra->has_unexplained) vt_json_u64(j, "unexplained_bytes", extra->unexplained);
     else vt_json_null(j, "unexplained_bytes");
+    if (extra && extra->has_pool) vt_json_u64(j, "pool_slack_bytes", extra->pool_slack);
+    else vt_json_null(j, "pool_slack_bytes");
     vt_cat_section_row *secs = NULL;
     size_t nsec = vt_cat_sections_at(a, tk, VT_AT_PEAK, &secs);
     vt_json_arr(j, "by_rule");

@@ -15,6 +15,8 @@ typedef struct {
     int has_unexplained;    /* NVML knew the process's figure */
     uint64_t unexplained;   /* NVML process figure minus traced bytes, at its maximum */
     uint64_t nvml_time;     /* when that maximum was sampled */
+    int has_pool;           /* the driver pools were sampled (vt_gap.h) */
+    uint64_t pool_slack;    /* what they held freed then; taken out of `unexplained` */
 } vt_cat_extra;
 
 /* "  by category at the peak:" and its rows, for the groups feeding tk. `whole` is the

@@ -79,9 +79,11 @@ typedef struct {
     uint32_t max_depth;
 } vt_ftree;
 
-/* Builds the tree of weights w; children are sorted largest first. 0, or -1 when out
- * of memory. */
-int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label);
+/* Builds the tree of weights w; children are sorted largest first. native = 0: a site
+ * with Python frames shows them (and scopes) alone, its op as their leaf (memray's
+ * default); a site without drops its interpreter and plumbing frames (vt_sites.h's
+ * classes). native = 1: every frame. 0, or -1 when out of memory. */
+int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label, int native);
 void vt_ftree_free(vt_ftree *t);
 /* Visits the nodes in preorder (children largest first); stops when fn returns
  * nonzero and returns that. */

@@ -31,7 +31,7 @@ int vt_export_folded(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     if (vt_eset_init(&e, a, o->device)) return 2;
     vt_ftree t;
     int rc = 0;
-    if (vt_ftree_build(&t, &e, o->what, "all")) {
+    if (vt_ftree_build(&t, &e, o->what, "all", 1)) {
         fprintf(stderr, "vramtrace: out of memory\n");
         rc = 2;
     } else {

@@ -103,7 +103,15 @@ static int sort_children(vt_ftree *t)
     return 0;
 }
 
-int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label)
+/* A frame the default (not --native) picture shows. */
+static int shown(const vt_site *s, int has_py, uint32_t fi)
+{
+    const vt_site_frame *f = &s->frames[fi];
+    if (has_py) return f->kind != VT_FRAME_NATIVE && f->fclass != VT_FC_INTERPRETER && f->fclass != VT_FC_PLUMBING;
+    return f->fclass != VT_FC_INTERPRETER && f->fclass != VT_FC_PLUMBING;
+}
+
+int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label, int native)
 {
     memset(t, 0, sizeof *t);
     uint32_t rn = intern(&t->names, root_label);
@@ -122,10 +130,21 @@ int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_la
             t->n[node].value += v;
             continue;
         }
+        int has_py = 0;
+        for (uint32_t fi = 0; fi < s->nframes && !has_py; fi++) has_py = s->frames[fi].kind == VT_FRAME_PYTHON;
+        uint32_t kept = 0;
         for (uint32_t fi = s->nframes; fi-- > 0;) {
+            /* the innermost frame stays when all would go: a stack cut at the driver */
+            if (!native && !shown(s, has_py, fi) && (fi || kept)) continue;
             char label[1024];
             vt_export_frame_label(&s->frames[fi], label, sizeof label);
             node = child_of(t, node, &s->frames[fi], label);
+            if (node == NONE) return -1;
+            t->n[node].value += v;
+            kept++;
+        }
+        if (!native && has_py && s->op) {
+            node = child_of(t, node, NULL, s->op);
             if (node == NONE) return -1;
             t->n[node].value += v;
         }

@@ -126,14 +126,15 @@ const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint
     }
 }
 
-/* The frames of a site, one per line, innermost first. */
+/* The site as the text views show it (the op, the user's line, the Python chain), one
+ * line each. */
 static char *site_detail(const vt_analysis *a, uint32_t site)
 {
     char *p = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&p, &len);
     if (!f) return NULL;
-    vt_show_site(f, a, site, 12, 0);
+    vt_show_site(f, a, site, &(vt_frames){ VT_VIEW_USER, 12 }, 0);
     fclose(f);
     /* vt_show_site indents outer frames with "<- "; keep it, it reads as a call chain. */
     while (len && p[len - 1] == '\n') p[--len] = 0;

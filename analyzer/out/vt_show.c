@@ -4,6 +4,7 @@
 #include "vt_names.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,40 +19,311 @@ void vt_show_frame(FILE *f, const vt_site_frame *fr)
     if (fr->module && fr->resolved && fr->kind == VT_FRAME_NATIVE) fprintf(f, " [%s]", fr->module);
 }
 
-void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, int nframes, int indent)
+int vt_show_frames_parse(const char *v, vt_frames *fr)
 {
-    const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
-    if (!s || !s->nframes) {
-        fputs("[no stack]\n", f);
-        return;
-    }
-    if (nframes < 1) nframes = 1;
-    for (uint32_t i = 0; i < s->nframes && i < (uint32_t)nframes; i++) {
-        if (i) fprintf(f, "%*s<- ", indent, "");
-        vt_show_frame(f, &s->frames[i]);
-        fputc('\n', f);
-    }
-    if (nframes > 1 && s->nframes > (uint32_t)nframes)
-        fprintf(f, "%*s<- ... %u more\n", indent, "", s->nframes - (uint32_t)nframes);
+    static const char *const names[] = {
+#define VT_VIEW_NAME(id, name) name,
+        VT_VIEW_LIST(VT_VIEW_NAME)
+#undef VT_VIEW_NAME
+    };
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(v, names[i])) {
+            fr->view = (uint8_t)i;
+            return 0;
+        }
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (!*v || *end || v[0] == '-' || n < 1 || n > VT_SITE_MAX_FRAMES) return -1;
+    fr->lines = (uint32_t)n;
+    return 0;
 }
 
-void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, int nframes)
+/* One line of a site as shown: the op, or a frame led by "<- " (an outer frame) or
+ * "via " (a frame between the op and the user frame shown before it). */
+typedef struct {
+    const char *op;
+    const vt_site_frame *fr;
+    const char *lead;
+} sline;
+
+typedef struct {
+    sline l[VT_SITE_MAX_FRAMES + 1];
+    size_t n;
+    uint32_t hidden;        /* frames not shown */
+    int hidden_user;        /* some of them are user code */
+} slines;
+
+static int user_frame(const vt_site_frame *f)
+{
+    return f->fclass == VT_FC_USER && f->kind != VT_FRAME_SCOPE;
+}
+
+/* Python frames of the program and of libraries, and scopes (NVTX ranges, layers). */
+static int chain_frame(const vt_site_frame *f)
+{
+    if (f->kind == VT_FRAME_SCOPE) return 1;
+    return f->kind == VT_FRAME_PYTHON && (f->fclass == VT_FC_USER || f->fclass == VT_FC_LIBRARY);
+}
+
+static void add(slines *o, const char *op, const vt_site_frame *fr, const char *lead, size_t max)
+{
+    if (o->n < max) o->l[o->n++] = (sline){ op, fr, lead };
+}
+
+/* The op, the innermost user frame, then the rest of the Python chain: frames inner of
+ * the user frame first (innermost first, "via"), then outer ones ("<-"). A site with no
+ * user frame shows its innermost framework and library frames. */
+static void user_lines(const vt_site *s, size_t max, slines *o)
+{
+    int has_py = 0;
+    long u = -1;
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        has_py |= s->frames[i].kind == VT_FRAME_PYTHON;
+        if (u < 0 && user_frame(&s->frames[i])) u = i;
+    }
+    if (s->op) add(o, s->op, NULL, NULL, max);
+    if (u >= 0) {
+        add(o, NULL, &s->frames[u], o->n ? "<- " : "", max);
+        for (long i = 0; has_py && i < u; i++)
+            if (chain_frame(&s->frames[i])) add(o, NULL, &s->frames[i], "   via ", max);
+        for (uint32_t i = (uint32_t)u + 1; i < s->nframes; i++)
+            if (has_py ? chain_frame(&s->frames[i]) : user_frame(&s->frames[i]))
+                add(o, NULL, &s->frames[i], "<- ", max);
+        return;
+    }
+    size_t before = o->n;
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        const vt_site_frame *f = &s->frames[i];
+        if (f->fclass == VT_FC_FRAMEWORK || f->fclass == VT_FC_LIBRARY)
+            add(o, NULL, f, o->n ? "<- " : "", max);
+    }
+    if (o->n == before && s->nframes) add(o, NULL, &s->frames[0], o->n ? "<- " : "", max);
+}
+
+static void site_lines(const vt_site *s, const vt_frames *fv, slines *o)
+{
+    o->n = 0;
+    o->hidden = 0;
+    o->hidden_user = 0;
+    size_t max = fv->lines ? fv->lines : fv->view == VT_VIEW_USER ? VT_SHOW_FRAMES : VT_SITE_MAX_FRAMES + 1;
+    if (fv->view == VT_VIEW_USER) {
+        user_lines(s, max, o);
+    } else {
+        if (fv->view == VT_VIEW_PYTHON && s->op) add(o, s->op, NULL, NULL, max);
+        for (uint32_t i = 0; i < s->nframes; i++) {
+            const vt_site_frame *f = &s->frames[i];
+            if (fv->view == VT_VIEW_PYTHON && f->kind != VT_FRAME_PYTHON) continue;
+            if (fv->view == VT_VIEW_NATIVE && f->kind != VT_FRAME_NATIVE) continue;
+            add(o, NULL, f, o->n ? "<- " : "", max);
+        }
+    }
+    uint32_t shown = 0;
+    for (size_t i = 0; i < o->n; i++) shown += o->l[i].fr != NULL;
+    o->hidden = s->nframes - shown;
+    for (uint32_t i = 0; o->hidden && i < s->nframes; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < o->n && !seen; k++) seen = o->l[k].fr == &s->frames[i];
+        if (!seen && (user_frame(&s->frames[i]) || s->frames[i].kind == VT_FRAME_SCOPE)) o->hidden_user = 1;
+    }
+}
+
+static void show_line(FILE *f, const sline *l)
+{
+    if (l->op) {
+        fputs(l->op, f);
+        return;
+    }
+    fputs(l->lead, f);
+    vt_show_frame(f, l->fr);
+}
+
+static void show_hidden(FILE *f, const slines *o, const vt_frames *fv)
+{
+    if (fv->view == VT_VIEW_USER && !o->hidden_user)
+        fprintf(f, "%s… %u framework frame%s", o->n ? "<- " : "", o->hidden, o->hidden == 1 ? "" : "s");
+    else
+        fprintf(f, "%s… %u more frame%s", o->n ? "<- " : "", o->hidden, o->hidden == 1 ? "" : "s");
+}
+
+static const vt_site *site_of(const vt_analysis *a, uint32_t site)
 {
     const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
-    if (!s || !s->nframes) {
+    return s && s->nframes ? s : NULL;
+}
+
+void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames *fv, int indent)
+{
+    const vt_site *s = site_of(a, site);
+    if (!s) {
         fputs("[no stack]\n", f);
         return;
     }
-    for (uint32_t i = 0; i < s->nframes && i < (uint32_t)nframes; i++) {
-        if (i) fputs(" <- ", f);
-        vt_show_frame(f, &s->frames[i]);
+    slines *o = malloc(sizeof *o);
+    if (!o) return;
+    site_lines(s, fv, o);
+    if (!o->n) {  /* --frames python or native on a site of the other kind */
+        fprintf(f, "[no %s frame] (%u other frame%s)\n", fv->view == VT_VIEW_PYTHON ? "Python" : "native",
+                o->hidden, o->hidden == 1 ? "" : "s");
+        free(o);
+        return;
+    }
+    for (size_t i = 0; i < o->n; i++) {
+        if (i) fprintf(f, "%*s", indent, "");
+        show_line(f, &o->l[i]);
+        fputc('\n', f);
+    }
+    /* "all", "python" and "native" say what they leave out only when a count cut them;
+     * --frames 1 is one line a site */
+    if (o->hidden && (fv->view == VT_VIEW_USER || fv->lines) && fv->lines != 1) {
+        if (o->n) fprintf(f, "%*s", indent, "");
+        show_hidden(f, o, fv);
+        fputc('\n', f);
+    }
+    free(o);
+}
+
+void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames *fv, int lines)
+{
+    const vt_site *s = site_of(a, site);
+    if (!s) {
+        fputs("[no stack]\n", f);
+        return;
+    }
+    slines *o = malloc(sizeof *o);
+    if (!o) return;
+    vt_frames v = *fv;
+    if (!v.lines || v.lines > (uint32_t)lines) v.lines = (uint32_t)lines;
+    site_lines(s, &v, o);
+    for (size_t i = 0; i < o->n; i++) {
+        if (i) fputs(o->l[i].op || !strcmp(o->l[i].lead, "<- ") ? " <- " : " via ", f);
+        if (o->l[i].op) {
+            fputs(o->l[i].op, f);
+            continue;
+        }
+        /* one line is short of room: the module only names unresolved frames */
+        const vt_site_frame *fr = o->l[i].fr;
+        if (fr->kind == VT_FRAME_SCOPE) fputs("[scope] ", f);
+        fputs(fr->function, f);
+        if (fr->file_base && fr->line) fprintf(f, " (%s:%u)", fr->file_base, fr->line);
+        else if (fr->file_base) fprintf(f, " (%s)", fr->file_base);
     }
     fputc('\n', f);
+    free(o);
+}
+
+size_t vt_show_site_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, const vt_frames *fv, vt_row **out)
+{
+    size_t n = vt_rows(a, tk, at, VT_BY_SITE, out);
+    if (n == (size_t)-1) return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((*out)[i].bytes) (*out)[k++] = (*out)[i];
+    return vt_show_group_rows(a, fv, *out, k);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Rows that read alike
+ * ------------------------------------------------------------------------ */
+static const char *key_str(const char *p)
+{
+    return p && *p ? p : NULL;
+}
+
+static uint64_t lines_hash(const slines *o)
+{
+    uint64_t h = o->n;
+    for (size_t i = 0; i < o->n; i++) {
+        const sline *l = &o->l[i];
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)l->op);
+        if (!l->fr) continue;
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(l->fr->function));
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(l->fr->file_base) ^ (uint64_t)l->fr->line << 32);
+        h = vt_hash64(h ^ (uint64_t)(uintptr_t)key_str(l->fr->module) ^ (uint64_t)(uintptr_t)l->lead);
+    }
+    return h;
+}
+
+static int lines_equal(const slines *x, const slines *y)
+{
+    if (x->n != y->n) return 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const sline *a = &x->l[i], *b = &y->l[i];
+        if (a->op != b->op || !a->fr != !b->fr || (a->lead && b->lead && strcmp(a->lead, b->lead))) return 0;
+        if (!a->fr) continue;
+        if (a->fr->line != b->fr->line || key_str(a->fr->function) != key_str(b->fr->function) ||
+            key_str(a->fr->file_base) != key_str(b->fr->file_base) ||
+            key_str(a->fr->module) != key_str(b->fr->module))
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    uint64_t h;
+    size_t i;
+} hrow;
+
+static int hrow_cmp(const void *x, const void *y)
+{
+    const hrow *a = x, *b = y;
+    if (a->h != b->h) return a->h < b->h ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t vt_show_group_rows(const vt_analysis *a, const vt_frames *fv, vt_row *rows, size_t n)
+{
+    if (n < 2) return n;
+    hrow *hr = malloc(n * sizeof *hr);
+    slines *x = malloc(sizeof *x), *y = malloc(sizeof *y);
+    uint8_t *gone = calloc(n, 1);
+    if (!hr || !x || !y || !gone) goto out;
+    for (size_t i = 0; i < n; i++) {
+        const vt_site *s = site_of(a, rows[i].key);
+        if (s) site_lines(s, fv, x);
+        hr[i] = (hrow){ s ? lines_hash(x) : 0, i };
+    }
+    qsort(hr, n, sizeof *hr, hrow_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && hr[j].h == hr[i].h) j++;
+        /* rows of one hash: each joins the first earlier one that reads the same */
+        for (size_t k = i + 1; k < j; k++) {
+            const vt_site *sk = site_of(a, rows[hr[k].i].key);
+            if (!sk) continue;
+            site_lines(sk, fv, y);
+            for (size_t m = i; m < k; m++) {
+                const vt_site *sm = site_of(a, rows[hr[m].i].key);
+                if (gone[hr[m].i] || !sm) continue;
+                site_lines(sm, fv, x);
+                if (!lines_equal(x, y)) continue;
+                vt_row *to = &rows[hr[m].i], *from = &rows[hr[k].i];
+                to->bytes += from->bytes;
+                to->count += from->count;
+                to->nallocs += from->nallocs;
+                to->total_bytes += from->total_bytes;
+                gone[hr[k].i] = 1;
+                break;
+            }
+        }
+        i = j;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!gone[i]) rows[k++] = rows[i];
+    n = k;
+    vt_rows_sort(a, VT_BY_SITE, rows, n);
+out:
+    free(hr);
+    free(x);
+    free(y);
+    free(gone);
+    return n;
 }
 
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site)
 {
     const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
+    if (s && s->op) vt_json_str(j, "op", s->op);
     vt_json_arr(j, "frames");
     for (uint32_t i = 0; s && i < s->nframes; i++) {
         const vt_site_frame *fr = &s->frames[i];
@@ -67,6 +339,7 @@ void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site)
         }
         vt_json_str(j, "kind", fr->kind == VT_FRAME_PYTHON ? "python"
                                : fr->kind == VT_FRAME_SCOPE ? "scope" : "native");
+        vt_json_str(j, "class", vt_fclass_name(fr->fclass));
         vt_json_end(j);
     }
     vt_json_end(j);

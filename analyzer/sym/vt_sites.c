@@ -9,6 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *vt_fclass_name(unsigned c)
+{
+    static const char *const names[] = {
+#define VT_FC_NAME(id, name) name,
+        VT_FCLASS_LIST(VT_FC_NAME)
+#undef VT_FC_NAME
+    };
+    return c < VT_FC_COUNT ? names[c] : NULL;
+}
+
+int vt_fclass_parse(const char *s)
+{
+    for (unsigned c = 0; c < VT_FC_COUNT; c++)
+        if (!strcmp(s, vt_fclass_name(c))) return (int)c;
+    return -1;
+}
+
 static const char *base_name(const char *p)
 {
     if (!p) return NULL;

@@ -15,6 +15,27 @@
 #include "vt_sym.h"
 #include "vt_table.h"
 
+/* Frame classes (docs/cli.md, "Frames"): what a frame is to the person reading a site.
+ * Decided once per distinct frame by the rules' `class:` lines (vt_fclass.h); the text
+ * views show user code and the op first and fold the rest. X(id, name). */
+#define VT_FCLASS_LIST(X) \
+    X(VT_FC_USER, "user")               /* the program's own code, Python or native */ \
+    X(VT_FC_LIBRARY, "library")         /* Python of site-packages and the standard library */ \
+    X(VT_FC_FRAMEWORK, "framework")     /* native code of a framework: ATen, XLA, cuBLAS */ \
+    X(VT_FC_INTERPRETER, "interpreter") /* CPython, ctypes/libffi, libc: call machinery */ \
+    X(VT_FC_PLUMBING, "plumbing")       /* driver, runtime, recorder, a framework's allocator */
+typedef enum {
+#define VT_FC_ENUM(id, name) id,
+    VT_FCLASS_LIST(VT_FC_ENUM)
+#undef VT_FC_ENUM
+    VT_FC_COUNT
+} vt_fclass;
+
+/* "user", "library", ...; NULL out of range. */
+const char *vt_fclass_name(unsigned c);
+/* The class named s, or -1. */
+int vt_fclass_parse(const char *s);
+
 /* 48 bytes (no padding holes): the sites keep one per frame of every distinct stack. */
 typedef struct {
     const char *function;   /* never NULL: "module+0xoffset" when no symbol covers it */
@@ -25,6 +46,7 @@ typedef struct {
     unsigned    line;
     uint8_t     kind;       /* vt_frame_kind */
     uint8_t     resolved;   /* a symbol named the function */
+    uint8_t     fclass;     /* vt_fclass, set by vt_fclass_assign after the folding */
 } vt_site_frame;
 
 typedef struct {
@@ -33,6 +55,7 @@ typedef struct {
     uint64_t hash;          /* of the folded frames (vt_sites.c) */
     uint32_t function_id;   /* names[] id of the innermost frame's function ("top --by function") */
     uint32_t module_id;     /* names[] id of its module ("top --by module") */
+    const char *op;         /* "aten::addmm": the operator the frames name (vt_fclass.h), or NULL */
 } vt_site;
 
 typedef struct {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* cat_unit.c - unit tests of categories: names, rule parsing and precedence, the
- * plumbing test of static CUDA runtimes, and lifetime inference on synthetic training
+ * plumbing test of static CUDA runtimes, frame classes and ATen op names, and lifetime inference on synthetic training
  * loops whose answer is known by construction. Prints one line per failed check and
  * exits 1 when any failed. */
 #include "vt_cat.h"
+#include "vt_fclass.h"
 #include "vt_rules.h"
 #include "vt_sites.h"
 
@@ -441,9 +442,62 @@ static void test_no_iterations(void)
     vt_replay_free(s.rp);
 }
 
+/* Operator names from ATen's symbols, and the built-in class: rules on real names. */
+static void test_fclass(void)
+{
+    static const struct { const char *f, *op; } ops[] = {
+        { "at::_ops::log_softmax::call(at::Tensor const&, long, std::optional<c10::ScalarType>)", "log_softmax" },
+        { "at::_ops::add_Tensor::redispatch(c10::DispatchKeySet, at::Tensor const&)", "add_Tensor" },
+        { "at::(anonymous namespace)::structured_log_softmax_cuda_out_functional::set_output_raw_strided(long)", "log_softmax" },
+        { "at::native::(anonymous namespace)::structured_addmm_out_cuda_functional::set_output_strided()", "addmm" },
+        { "at::(anonymous namespace)::structured_ufunc_add_CUDA_functional::set_output_raw_strided()", "add" },
+        { "torch::autograd::VariableType::(anonymous namespace)::addmm(c10::DispatchKeySet, at::Tensor const&)", "addmm" },
+        { "torch::autograd::VariableType::(anonymous namespace)::Foo::bar()", NULL },
+        { "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int, unsigned long)", NULL },
+        { "unstructured_thing()", NULL },
+        { "libtorch_cuda.so+0x1234", NULL },
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        char buf[128];
+        size_t n = vt_fclass_op(ops[i].f, buf, sizeof buf);
+        if (ops[i].op) CHECK(n && !strcmp(buf, ops[i].op), "op(%s) = %s, want %s", ops[i].f, n ? buf : "-", ops[i].op);
+        else CHECK(n == 0, "op(%s) = %s, want none", ops[i].f, buf);
+    }
+    char err[600];
+    vt_rules *r = vt_rules_default(err, sizeof err);
+    CHECK(r != NULL, "built-in rules: %s", err);
+    if (!r) return;
+    static const struct { uint8_t kind; const char *function, *file, *module; int want; } fr[] = {
+        { VT_FRAME_NATIVE, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int)", NULL, "libc10_cuda.so", VT_FC_PLUMBING },
+        { VT_FRAME_NATIVE, "libc10_cuda.so+0x4bfb4", NULL, "libc10_cuda.so", VT_FC_PLUMBING },
+        { VT_FRAME_NATIVE, "cuMemAllocAsync", NULL, "libcuda.so.1", VT_FC_PLUMBING },
+        { VT_FRAME_NATIVE, "at::_ops::addmm::call(at::Tensor const&)", NULL, "libtorch_cpu.so", VT_FC_FRAMEWORK },
+        { VT_FRAME_NATIVE, "libcublas.so.13+0x5b45ee", NULL, "libcublas.so.13", VT_FC_FRAMEWORK },
+        { VT_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, "libpython3.12.so.1.0", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "python3.12+0x58216f", NULL, "python3.12", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "ffi_call", NULL, "libffi.so.8", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "[unknown]+0x7f00", NULL, "[unknown]", VT_FC_INTERPRETER },
+        { VT_FRAME_NATIVE, "libgomp.so.1+0x1234", NULL, "libgomp.so.1", VT_FC_FRAMEWORK },
+        { VT_FRAME_PYTHON, "_call_impl", "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", "python", VT_FC_INTERPRETER },
+        { VT_FRAME_PYTHON, "forward", "/venv/lib/python3.12/site-packages/transformers/models/gpt2/modeling_gpt2.py", "python", VT_FC_LIBRARY },
+        { VT_FRAME_PYTHON, "__init__", "/usr/lib/python3.12/json/__init__.py", "python", VT_FC_LIBRARY },
+        { VT_FRAME_PYTHON, "<module>", "/home/me/train.py", "python", -1 },
+        { VT_FRAME_NATIVE, "alloc_weight(unsigned long)", "bert.cu", "vt-bert", -1 },
+    };
+    for (size_t i = 0; i < sizeof fr / sizeof *fr; i++) {
+        const char *base = fr[i].file ? strrchr(fr[i].file, '/') : NULL;
+        vt_site_frame f = { .function = fr[i].function, .file = fr[i].file, .file_base = base ? base + 1 : NULL,
+                            .module = fr[i].module, .kind = fr[i].kind, .resolved = 1 };
+        int c = vt_rules_frame_class(r, &f);
+        CHECK(c == fr[i].want, "class(%s) = %d, want %d", fr[i].function, c, fr[i].want);
+    }
+    vt_rules_free(r);
+}
+
 int main(void)
 {
     test_names();
+    test_fclass();
     test_parse();
     test_precedence();
     test_fast_conds();

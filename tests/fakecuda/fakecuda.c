@@ -259,10 +259,24 @@ static CUresult dev_alloc_v1(uint64_t size, unsigned int *out)
     return r;
 }
 
+/* The default pools (stream-ordered allocation): what is in use, and what the pool
+ * holds from the driver: freed memory stays reserved until a trim, as in a real pool
+ * whose release threshold keeps it (PyTorch's cudaMallocAsync backend sets it high). */
+static _Atomic uint64_t g_pool_used[FAKECUDA_MAX_DEVICES], g_pool_reserved[FAKECUDA_MAX_DEVICES];
+
+static void pool_grew(int dev, uint64_t size)
+{
+    uint64_t u = atomic_fetch_add(&g_pool_used[dev], size) + size;
+    uint64_t r = atomic_load(&g_pool_reserved[dev]);
+    while (u > r && !atomic_compare_exchange_weak(&g_pool_reserved[dev], &r, u)) {}
+}
+
 static CUresult dev_free(uint64_t addr)
 {
     obj *o = obj_take(SP_DEV, addr);
     if (!o) return fail(CUDA_ERROR_INVALID_VALUE);
+    if (o->kind == FAKECUDA_KIND_ASYNC && o->dev >= 0 && o->dev < FAKECUDA_MAX_DEVICES)
+        atomic_fetch_sub(&g_pool_used[o->dev], o->size);
     obj_release_memory(o);
     free(o);
     atomic_fetch_add(&g_st.free_calls, 1);
@@ -628,6 +642,8 @@ static CUresult alloc_async(int kind, CUdeviceptr *dptr, size_t size, CUmemoryPo
     uint64_t a;
     CUresult r = dev_alloc(kind, size, &a);
     if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)a;
+    if (r == CUDA_SUCCESS && kind == FAKECUDA_KIND_ASYNC && t_dev >= 0 && t_dev < FAKECUDA_MAX_DEVICES)
+        pool_grew(t_dev, size);
     return r;
 }
 
@@ -681,6 +697,35 @@ EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    CALLED(cuDeviceGetMemPool);
+    NEED_INIT();
+    if (!pool_out) return fail(CUDA_ERROR_INVALID_VALUE);
+    if (!dev_ok(dev)) return fail(CUDA_ERROR_INVALID_DEVICE);
+    *pool_out = default_pool(dev);
+    return CUDA_SUCCESS;
+}
+
+/* The default pools' figures (other pools: 0, the fake does not model them). */
+EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    CALLED(cuMemPoolGetAttribute);
+    NEED_INIT();
+    if (!pool || !value) return fail(CUDA_ERROR_INVALID_VALUE);
+    uint64_t p = (uint64_t)(uintptr_t)pool, v = 0;
+    int dev = p >= FAKECUDA_POOL_BASE && p < FAKECUDA_POOL_BASE + 0x10000 ? (int)((p - FAKECUDA_POOL_BASE) / 0x100) : -1;
+    int ok = dev >= 0 && dev < FAKECUDA_MAX_DEVICES;
+    switch (attr) {
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: v = ok ? atomic_load(&g_pool_reserved[dev]) : 0; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: v = ok ? atomic_load(&g_pool_used[dev]) : 0; break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: v = 0; break;
+    default: return fail(CUDA_ERROR_INVALID_VALUE);
+    }
+    *(cuuint64_t *)value = v;
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     CALLED(cuMemPoolCreate);
@@ -708,6 +753,13 @@ EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     NEED_INIT();
     if (!pool) return fail(CUDA_ERROR_INVALID_VALUE);
     atomic_fetch_add(&g_st.pool_trims, 1);
+    uint64_t p = (uint64_t)(uintptr_t)pool;
+    if (p >= FAKECUDA_POOL_BASE && p < FAKECUDA_POOL_BASE + 0x100u * FAKECUDA_MAX_DEVICES) {
+        int dev = (int)((p - FAKECUDA_POOL_BASE) / 0x100);
+        uint64_t keep = atomic_load(&g_pool_used[dev]);
+        if (keep < minBytesToKeep) keep = minBytesToKeep;
+        if (keep < atomic_load(&g_pool_reserved[dev])) atomic_store(&g_pool_reserved[dev], keep);
+    }
     return CUDA_SUCCESS;
 }
 
@@ -1127,6 +1179,8 @@ static const proc_ent g_procs[] = {
     { "cuMemFreeAsync", 11020, 1, (void *)cuMemFreeAsync_ptsz },
     { "cuMemPoolTrimTo", 11020, 0, (void *)cuMemPoolTrimTo },
     { "cuDeviceGetDefaultMemPool", 11020, 0, (void *)cuDeviceGetDefaultMemPool },
+    { "cuDeviceGetMemPool", 11020, 0, (void *)cuDeviceGetMemPool },
+    { "cuMemPoolGetAttribute", 11020, 0, (void *)cuMemPoolGetAttribute },
     { "cuMemPoolCreate", 11020, 0, (void *)cuMemPoolCreate },
     { "cuMemPoolDestroy", 11020, 0, (void *)cuMemPoolDestroy },
     { "cuMemGetAllocationGranularity", 10020, 0, (void *)cuMemGetAllocationGranularity },

@@ -49,7 +49,7 @@
     X(cuMemAlloc) X(cuMemAlloc_v2) X(cuMemFree) X(cuMemFree_v2) X(cuMemAllocPitch) \
     X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) \
     X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFreeAsync) \
-    X(cuMemFreeAsync_ptsz) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuMemPoolCreate) \
+    X(cuMemFreeAsync_ptsz) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) X(cuMemPoolGetAttribute) X(cuMemPoolCreate) \
     X(cuMemPoolDestroy) X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease) \
     X(cuMemMap) X(cuMemUnmap) X(cuMemAddressReserve) X(cuMemAddressFree) \
     X(cuMemRetainAllocationHandle) X(cuMemHostAlloc) X(cuMemAllocHost) X(cuMemAllocHost_v2) \

@@ -114,6 +114,28 @@ class Encoder(torch.nn.Module):
         return x
 
 
+class Net(torch.nn.Module):
+    """A submodule its owner calls from a method, not from its forward."""
+    def __init__(self):
+        torch.nn.Module.__init__(self)
+        setattr(self, "0", Linear("net.0"))
+
+    def forward(self, x, chain):
+        c = chain + ["net"]
+        alloc(c)
+        return self._modules["0"](x, c)
+
+
+class LitModel(torch.nn.Module):
+    """Lightning's shape: training_step calls self.net; the root's forward never runs."""
+    def __init__(self):
+        torch.nn.Module.__init__(self)
+        self.net = Net()
+
+    def training_step(self):
+        return self.net(None, [])
+
+
 def main():
     assert getattr(builtins, "__vt_other_site__", False), "the other sitecustomize did not run"
     alloc([])  # before any module: no scope
@@ -124,6 +146,9 @@ def main():
     torch.autograd.Variable._execution_engine.run_on_worker(lambda: alloc([]))
     with torch.no_grad():  # forward without grad: scopes, no backward hooks
         model(None)
+        lit = LitModel()
+        lit.training_step()  # qualified from LitModel: net, net.0
+        del lit
     # the hook keeps no model alive
     ref = weakref.ref(model)
     del model

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* vt_summary.c - the summary at the exit of `vramtrace run`. */
+#include "vt_summary.h"
+
+#include "vt_cat.h"
+#include "vt_gap.h"
+#include "vt_layer_show.h"
+#include "vt_show.h"
+#include "vt_units.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    FILE *f;
+    int lines;              /* printed so far */
+} out;
+
+/* One line of at most VT_SUMMARY_COLS columns (UTF-8 counted by characters), cut with
+ * "…" when longer; nothing once VT_SUMMARY_LINES are out. */
+static void line(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(out *o, const char *fmt, ...)
+{
+    if (o->lines >= VT_SUMMARY_LINES) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t cols = 0, i = 0, cut = 0;
+    for (; buf[i]; i++) {
+        if (((unsigned char)buf[i] & 0xc0) == 0x80) continue;
+        if (cols == VT_SUMMARY_COLS - 1) cut = i;
+        if (++cols > VT_SUMMARY_COLS) break;
+    }
+    if (buf[i]) strcpy(buf + cut, "\xe2\x80\xa6");
+    fprintf(o->f, "%s\n", buf);
+    o->lines++;
+}
+
+/* The site as `report` shows it, on one line: the op, the user's line, the chain. */
+static void site_text(const vt_analysis *a, uint32_t site, int nlines, char *buf, size_t n)
+{
+    buf[0] = 0;
+    FILE *m = fmemopen(buf, n, "w");
+    if (!m) return;
+    vt_show_site_inline(m, a, site, &(vt_frames){ VT_VIEW_USER, 0 }, nlines);
+    fclose(m);
+    buf[n - 1] = 0;
+    size_t k = strlen(buf);
+    while (k && buf[k - 1] == '\n') buf[--k] = 0;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void categories(out *o, const vt_analysis *a, const vt_tracker *tk)
+{
+    vt_row *rows;
+    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_CATEGORY, &rows);
+    if (n == (size_t)-1 || !n) return;
+    char buf[512], b[VT_UNITS_BUF];
+    size_t k = 0;
+    for (size_t i = 0; i < n && i < 5 && k < sizeof buf; i++)
+        if (rows[i].bytes)
+            k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s %.0f%%", k ? ", " : "",
+                                  vt_cat_name((vt_cat)rows[i].key), vt_units_size(b, rows[i].bytes),
+                                  pct(rows[i].bytes, tk->peak));
+    if (k) line(o, "vramtrace:   by category: %s", buf);
+    free(rows);
+}
+
+static void layers(out *o, const vt_analysis *a, const vt_tracker *tk)
+{
+    if (!vt_layer_any(a)) return;
+    vt_row *rows;
+    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_LAYER, &rows);
+    if (n == (size_t)-1) return;
+    char buf[512], b[VT_UNITS_BUF];
+    size_t k = 0;
+    for (size_t i = 0, m = 0; i < n && m < 4 && k < sizeof buf; i++) {
+        if (!rows[i].bytes || rows[i].key == UINT32_MAX) continue;
+        m++;
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s", k ? ", " : "", vt_row_name(a, VT_BY_LAYER, rows[i].key),
+                              vt_units_size(b, rows[i].bytes));
+    }
+    if (k) line(o, "vramtrace:   top layers: %s", buf);
+    free(rows);
+}
+
+static void sites(out *o, const vt_analysis *a, const vt_tracker *tk, int max)
+{
+    vt_row *rows;
+    size_t k = vt_show_site_rows(a, tk, VT_AT_PEAK, &(vt_frames){ VT_VIEW_USER, 0 }, &rows);
+    if (k == (size_t)-1) return;
+    if (k) line(o, "vramtrace:   top sites at the peak:");
+    char b[VT_UNITS_BUF], s[600];
+    for (size_t i = 0; i < k && i < (size_t)max; i++) {
+        /* three lines of the site when they fit, else two */
+        site_text(a, rows[i].key, 3, s, sizeof s);
+        if (strlen(s) > VT_SUMMARY_COLS - 32) site_text(a, rows[i].key, 2, s, sizeof s);
+        line(o, "vramtrace:   %9s %5.1f%%  %s", vt_units_size(b, rows[i].bytes), pct(rows[i].bytes, tk->peak), s);
+    }
+    free(rows);
+}
+
+static void ooms(out *o, const vt_analysis *a, const vt_trace *t)
+{
+    const vt_replay *rp = t->rp;
+    if (!rp->nooms) return;
+    const vt_oom *oo = &rp->ooms[0];
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF], s[600];
+    site_text(a, oo->site, 3, s, sizeof s);
+    char more[48] = "";
+    if (rp->nooms > 1) snprintf(more, sizeof more, " (%zu OOMs; the first)", rp->nooms);
+    if (oo->total_bytes)
+        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked, %s free; by %s", more, vt_units_time(tb, oo->time),
+             vt_units_size(b1, oo->size), vt_units_size(b2, oo->free_bytes), s);
+    else
+        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked; by %s", more, vt_units_time(tb, oo->time),
+             vt_units_size(b1, oo->size), s);
+}
+
+static void gap(out *o, const vt_trace *t, int dev)
+{
+    vt_gap g;
+    vt_gap_of(t->rp, dev, &g);
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF];
+    if (g.known && g.has_pool)
+        line(o, "vramtrace:   beyond the allocations (NVML): pool slack %s, unexplained %s (context, modules)",
+             vt_units_size(b1, g.pool_slack), vt_units_size(b2, g.unexplained));
+    else if (g.known)
+        line(o, "vramtrace:   beyond the allocations (NVML): unexplained %s (context, modules, pool slack)",
+             vt_units_size(b1, g.unexplained));
+    else if (g.has_pool)
+        line(o, "vramtrace:   driver pools: %s reserved, %s of it freed and kept (pool slack)",
+             vt_units_size(b1, g.pool_reserved), vt_units_size(b2, g.pool_slack));
+}
+
+void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
+{
+    out o = { f, 0 };
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF], te[VT_UNITS_BUF];
+    if (!a->n) return;
+    for (int i = 0; i < a->n; i++) {
+        const vt_trace *t = &a->t[i];
+        int devs[VT_NDEV];
+        size_t nd = vt_trace_devices(t, devs, VT_NDEV);
+        const vt_device *best = NULL;
+        int bestd = 0;
+        for (size_t k = 0; k < nd; k++) {
+            const vt_device *d = vt_replay_device(t->rp, devs[k]);
+            if (!best || d->dev.peak > best->dev.peak) { best = d; bestd = devs[k]; }
+        }
+        if (!best || !best->dev.peak) {
+            line(&o, "vramtrace: pid %u: no device memory was allocated", t->rd.hdr.pid);
+            continue;
+        }
+        const vt_tracker *tk = &best->dev;
+        line(&o, "vramtrace: pid %u: peak %s on device %d%s%s%s at %s of %s", t->rd.hdr.pid,
+             vt_units_size(b1, tk->peak), bestd, best->name[0] ? " (" : "", best->name, best->name[0] ? ")" : "",
+             vt_units_time(tb, tk->peak_time), vt_units_time(te, t->rp->last_time));
+        for (size_t k = 0; k < nd; k++) {
+            const vt_device *d = vt_replay_device(t->rp, devs[k]);
+            if (d == best || !d->dev.peak) continue;
+            line(&o, "vramtrace:   device %d: peak %s at %s", devs[k], vt_units_size(b2, d->dev.peak),
+                 vt_units_time(tb, d->dev.peak_time));
+        }
+        /* a run of several processes: the first two in full, the others by their peak */
+        if (i >= 2) continue;
+        categories(&o, a, tk);
+        gap(&o, t, bestd);
+        layers(&o, a, tk);
+        sites(&o, a, tk, a->n > 1 ? 3 : 5);
+        ooms(&o, a, t);
+    }
+    o.lines = o.lines < VT_SUMMARY_LINES - 1 ? o.lines : VT_SUMMARY_LINES - 1;
+    char paths[400];
+    size_t k = 0;
+    for (int i = 0; i < a->n && i < 3 && k < sizeof paths; i++)
+        k += (size_t)snprintf(paths + k, sizeof paths - k, " %s", shown[i]);
+    if (a->n > 3 && k < sizeof paths) snprintf(paths + k, sizeof paths - k, " ...");
+    line(&o, "vramtrace: next: vramtrace report%s (every site, the layers, the end state)", paths);
+}

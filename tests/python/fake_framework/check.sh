@@ -1,0 +1,55 @@
+#!/bin/sh
+# check.sh VRAMTRACE LIB FAKECUDA_DIR FAKE_TORCH PYTHON - the fake-framework test
+# (docs/cli.md, "Frames"): train.py calls a stand-in libtorch_cuda.so (an ATen operator
+# over a stand-in c10 caching allocator) through ctypes, under `vramtrace run`. The
+# script's line must be within the first three lines of the top site in `report` and in
+# the summary at exit, after the op's name; the native frames fold into one line.
+set -u
+vt=$1 lib=$2 fakedir=$3 torch=$4 py=$5
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/vt-fakefw.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+fail=0
+say() { echo "fake_framework: FAIL: $*"; fail=1; }
+
+cd "$work" || exit 2
+VRAMTRACE_LIB=$lib LD_LIBRARY_PATH=$fakedir VT_FAKE_TORCH=$torch PYTHONDONTWRITEBYTECODE=1 \
+    "$vt" run -o t.vtrace -- "$py" "$here/train.py" > run.out 2> run.err || { cat run.err; say "run failed"; exit 1; }
+line=$(grep -n "the line the views must name" "$here/train.py" | cut -d: -f1)
+want="forward (train.py:$line)"
+
+# the summary: the first site line names the op and the script's line
+sed -n '/top sites at the peak/{n;p;q}' run.err > sum.site
+grep -q "aten::log_softmax" sum.site || say "summary: the top site does not name aten::log_softmax: $(cat sum.site)"
+grep -qF "$want" sum.site || say "summary: the top site does not name $want: $(cat sum.site)"
+lines=$(wc -l < run.err)
+[ "$lines" -le 25 ] || say "summary: $lines lines (at most 25)"
+"$py" -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' run.err ||
+    say "summary: a line over 100 columns"
+
+# report: the top site's first three lines
+"$vt" report t.vtrace > rep.out 2> rep.err || say "report failed: $(cat rep.err)"
+awk '/top sites at the peak/ { getline; getline; n = 3 } n > 0 { print; n-- }' rep.out > rep.site
+grep -q "aten::log_softmax" rep.site || say "report: the top site's first line is not the op: $(cat rep.site)"
+grep -qF "$want" rep.site || say "report: $want is not within the top site's first three lines: $(cat rep.site)"
+grep -q "framework frames" rep.out || say "report: the native frames are not folded into one line"
+# --frames all still shows the native frames, the allocator included
+"$vt" report --frames all t.vtrace > all.out 2>&1 || say "report --frames all failed"
+grep -q "DeviceCachingAllocator" all.out || say "--frames all does not show the allocator's frame"
+# the JSON keeps every frame with its class
+"$vt" report --json t.vtrace > rep.json 2>&1 || say "report --json failed"
+grep -q '"class": "plumbing"' rep.json || say "JSON: no frame classed plumbing"
+grep -q '"class": "framework"' rep.json || say "JSON: no frame classed framework"
+grep -q '"op": "aten::log_softmax"' rep.json || say "JSON: no site op"
+# the driver pool: 88 MiB reserved at most, 32 MiB of it freed and kept
+"$vt" dump t.vtrace | grep -q "^pool .*reserved=92274688 used=58720256" ||
+    say "no pool sample of 88 MiB reserved, 56 MiB used: $("$vt" dump t.vtrace | grep '^pool')"
+grep -q "driver pools: 88.0 MiB reserved, of it 32.0 MiB freed and kept (pool slack)" rep.out ||
+    say "report: no pool slack line"
+grep -q "pool slack" rep.out || say "report: no pool slack row"
+
+if [ $fail != 0 ]; then
+    echo "--- summary"; cat run.err; echo "--- report"; cat rep.out
+    exit 1
+fi
+echo "fake_framework: ok"
