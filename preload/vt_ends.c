@@ -19,11 +19,9 @@
  * Not hooked: sigset/sysv_signal/bsd_signal (rare; a handler set through them replaces
  * ours and the crash flush is lost, nothing else), posix_spawn (the parent goes on). */
 #include "vt_ends.h"
-#include "vt_config.h"
 #include "vt_dlsym.h"
 #include "vt_global.h"
 #include "vt_init.h"
-#include "vt_ring.h"
 #include "vt_writer.h"
 
 #include <dlfcn.h>

@@ -15,12 +15,7 @@
  * it never overwrites a descriptor. What slips past the hooks (a raw syscall, libc's own
  * closes) is caught by vt_out_write's device and inode check. */
 #include "vt_out.h"
-#include "vt_config.h"
-#include "vt_dlsym.h"
 #include "vt_global.h"
-#include "vt_init.h"
-#include "vt_ring.h"
-#include "vt_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>

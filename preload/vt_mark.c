@@ -3,7 +3,6 @@
  * MARK record. Timelines draw it and `top --at mark:NAME` replays up to it. Called
  * through dlsym/ctypes (the vramtrace Python package's mark()), so a program that is not
  * traced finds no such function and does nothing. */
-#include "vt_format.h"
 #include "vt_global.h"
 #include "vt_side.h"
 

@@ -13,11 +13,7 @@
  *     by a path the hooks cannot see (a raw syscall, libc internals) and opened its own
  *     file under the same number would otherwise receive our chunks. */
 #include "vt_out.h"
-#include "vt_config.h"
-#include "vt_dlsym.h"
 #include "vt_global.h"
-#include "vt_init.h"
-#include "vt_ring.h"
 #include "vt_writer.h"
 
 #include <errno.h>

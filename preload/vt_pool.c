@@ -2,9 +2,8 @@
 /* vt_pool.c - which driver memory pools the program allocated from, and their figures. */
 #include "vt_pool.h"
 
-#include "vt_global.h"
 #include "vt_helpers.h"
-#include "vt_wrap.h"
+#include "vt_global.h"
 
 #include <stdatomic.h>
 

@@ -119,6 +119,10 @@ def defined_name(pre, brace):
     words = IDENT.findall(pre)
     if not words or words[0] in ("static", "typedef", "extern") or "static" in words[:3]:
         return None
+    # The recorder's interposers of libc (close, _exit, sigaction...) stand in for the
+    # library's own names: a call of close() is a call of libc, not an arrow to the hook.
+    if words[0] == "VT_EXPORT" and not re.search(r"\b(vt_|vramtrace_)\w*\s*\(", pre):
+        return None
     if words[0] in ("struct", "union", "enum") and "(" not in pre and "=" not in pre:
         return None  # a type, or a variable of an unnamed one we do not follow
     head = pre.split("=", 1)[0]
