@@ -17,7 +17,7 @@ expect() {
 }
 cd "$(mktemp -d)" && touch a.vtrace b.txt && mkdir sub
 expect "vramtrace ti" "timeline"
-expect "vramtrace f" "flamegraph"
+expect "vramtrace f" "fit flamegraph forecast"
 expect "vramtrace check --j" "--json"
 expect "vramtrace top --by " "category function kind layer module site"
 expect "vramtrace top --at " "end mark: peak"
