@@ -95,7 +95,9 @@ typedef enum {
     VT_KIND_ARRAY            = 9,  /* cuArrayCreate(_v2); size estimated from the descriptor */
     VT_KIND_ARRAY3D          = 10, /* cuArray3DCreate(_v2) */
     VT_KIND_MIPMAPPED_ARRAY  = 11, /* cuMipmappedArrayCreate */
-    VT_KIND_ALLOC_MAX        = 12,
+    VT_KIND_TORCH_BLOCK      = 12, /* a block of PyTorch's caching allocator, inside a segment
+                                    * (its allocator trace tracker): counted in the segment */
+    VT_KIND_ALLOC_MAX        = 13,
 
     VT_KIND_MEM_FREE         = 32, /* cuMemFree(_v2) */
     VT_KIND_MEM_FREE_ASYNC   = 33, /* cuMemFreeAsync(_ptsz) */
@@ -103,7 +105,8 @@ typedef enum {
     VT_KIND_HOST_FREE        = 35, /* cuMemFreeHost */
     VT_KIND_ARRAY_DESTROY    = 36, /* cuArrayDestroy */
     VT_KIND_MIPMAPPED_DESTROY= 37, /* cuMipmappedArrayDestroy */
-    VT_KIND_FREE_MAX         = 38
+    VT_KIND_TORCH_BLOCK_FREE = 38, /* the caching allocator made the block free again */
+    VT_KIND_FREE_MAX         = 39
 } vt_kind;
 
 /* VMM operations (vt_rec.kind of VT_REC_VMM). */
@@ -112,7 +115,13 @@ typedef enum {
     VT_VMM_UNMAP        = 2,  /* addr = va, size */
     VT_VMM_RETAIN       = 3,  /* addr = va passed in, aux1 = handle returned (+1 reference) */
     VT_VMM_RESERVE      = 4,  /* addr = va returned, size, aux0 = alignment, aux1 = hint */
-    VT_VMM_ADDRESS_FREE = 5   /* addr = va, size */
+    VT_VMM_ADDRESS_FREE = 5,  /* addr = va, size */
+    /* PyTorch's caching allocator says which device memory is its segments (its allocator
+     * trace tracker); the memory itself is in the driver's records. addr, size; device set. */
+    VT_VMM_TORCH_SEGMENT   = 6,  /* a segment grown with cudaMalloc (addr = its base) */
+    VT_VMM_TORCH_UNSEGMENT = 7,  /* that segment given back */
+    VT_VMM_TORCH_MAP       = 8,  /* expandable segments: pages mapped at addr */
+    VT_VMM_TORCH_UNMAP     = 9   /* expandable segments: pages unmapped */
 } vt_vmm_op;
 
 /* Address spaces: an allocation and its free match on (space, addr). */
@@ -122,7 +131,8 @@ typedef enum {
     VT_SPACE_VMM_HANDLE = 2,   /* CUmemGenericAllocationHandle */
     VT_SPACE_HOST_PTR = 3,     /* pinned host pointers */
     VT_SPACE_ARRAY = 4,        /* CUarray */
-    VT_SPACE_MIPMAPPED = 5     /* CUmipmappedArray */
+    VT_SPACE_MIPMAPPED = 5,    /* CUmipmappedArray */
+    VT_SPACE_TORCH_BLOCK = 6   /* blocks of PyTorch's caching allocator */
 } vt_space;
 
 static inline vt_space vt_kind_space(unsigned kind)
@@ -140,6 +150,8 @@ static inline vt_space vt_kind_space(unsigned kind)
         return VT_SPACE_ARRAY;
     case VT_KIND_MIPMAPPED_ARRAY: case VT_KIND_MIPMAPPED_DESTROY:
         return VT_SPACE_MIPMAPPED;
+    case VT_KIND_TORCH_BLOCK: case VT_KIND_TORCH_BLOCK_FREE:
+        return VT_SPACE_TORCH_BLOCK;
     default:
         return VT_SPACE_NONE;
     }
@@ -163,6 +175,7 @@ typedef enum {
 /* vt_rec.flags */
 #define VT_RF_PTDS      0x1u  /* the per-thread-default-stream (_ptsz) entry point was called */
 #define VT_RF_UNWRAPPED 0x2u  /* LOOKUP: the returned pointer matched no known variant */
+#define VT_RF_PRIVATE_POOL 0x4u /* TORCH_BLOCK: in a private pool (a CUDA graph's, a MemPool) */
 
 /* ------------------------------------------------------------------------ *
  *  One decoded record. Not a wire layout: vt_codec.c turns it into bytes.

@@ -284,6 +284,7 @@ void vt_rec_free(unsigned kind, uint64_t addr, uint64_t stream, unsigned flags, 
 void vt_rec_oom(unsigned kind, uint64_t size, uint64_t stream, unsigned flags, int device);
 void vt_rec_vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64_t aux1, int stack);
 void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device);
+void vt_rec_segment(unsigned op, uint64_t addr, uint64_t size, int device); /* vt_torch_rec.c's */
 void vt_rec_lookup(const char *name, int how, uint64_t ptr, uint64_t info, int unwrapped);
 /* Device of the current context (cuCtxGetDevice through the real driver), -1 unknown. */
 int  vt_rec_device(void);

@@ -134,6 +134,13 @@ void vt_rec_vmm(unsigned op, uint64_t addr, uint64_t size, uint64_t aux0, uint64
     push(VT_REC_VMM, op, -1, 0, s, addr, size, aux0, aux1);
 }
 
+/* PyTorch's segments: no stack (the driver's record of the same memory has one). */
+void vt_rec_segment(unsigned op, uint64_t addr, uint64_t size, int device)
+{
+    if (!ready()) return;
+    push(VT_REC_VMM, op, device, 0, 0, addr, size, 0, 0);
+}
+
 void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device)
 {
     if (!ready()) return;
