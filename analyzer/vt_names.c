@@ -27,6 +27,9 @@ const char *vt_kind_name(unsigned kind)
     case VT_KIND_ARRAY: return "cuArrayCreate";
     case VT_KIND_ARRAY3D: return "cuArray3DCreate";
     case VT_KIND_MIPMAPPED_ARRAY: return "cuMipmappedArrayCreate";
+    case VT_KIND_TORCH_BLOCK: return "torch_block";
+    case VT_KIND_TORCH_BLOCK_FREE: return "torch_block_free";
+    case VT_GROUP_IDLE: return "idle_in_segments";
     case VT_KIND_MEM_FREE: return "cuMemFree";
     case VT_KIND_MEM_FREE_ASYNC: return "cuMemFreeAsync";
     case VT_KIND_VMM_RELEASE: return "cuMemRelease";
@@ -48,6 +51,10 @@ const char *vt_vmm_op_name(unsigned op)
     case VT_VMM_RETAIN: return "retain";
     case VT_VMM_RESERVE: return "reserve";
     case VT_VMM_ADDRESS_FREE: return "address_free";
+    case VT_VMM_TORCH_SEGMENT: return "torch_segment";
+    case VT_VMM_TORCH_UNSEGMENT: return "torch_segment_free";
+    case VT_VMM_TORCH_MAP: return "torch_map";
+    case VT_VMM_TORCH_UNMAP: return "torch_unmap";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "op", op);

@@ -106,7 +106,14 @@ typedef enum {
     VT_KIND_ARRAY_DESTROY    = 36, /* cuArrayDestroy */
     VT_KIND_MIPMAPPED_DESTROY= 37, /* cuMipmappedArrayDestroy */
     VT_KIND_TORCH_BLOCK_FREE = 38, /* the caching allocator made the block free again */
-    VT_KIND_FREE_MAX         = 39
+    VT_KIND_FREE_MAX         = 39,
+
+    /* Never in a trace: the analyzer's group of a device's idle bytes inside PyTorch's
+     * segments. With the allocator trace tracker, a segment's bytes move from the driver
+     * allocation that holds them to this group, and each block moves its bytes from here
+     * to its own group while it lives: the device's total stays the segments' (reserved
+     * memory), and its groups say what the blocks in them are. */
+    VT_GROUP_IDLE            = 255
 } vt_kind;
 
 /* VMM operations (vt_rec.kind of VT_REC_VMM). */
