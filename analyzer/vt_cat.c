@@ -163,7 +163,11 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cls == VT_CLASS_DEVICE)
                 g->cat_flags |= VT_CATF_CACHE;
             g->cat_rule = 0;
-            if (g->cls == VT_CLASS_HOST) {
+            if (g->kind == VT_GROUP_IDLE) {
+                /* No allocation of its own: idle bytes of PyTorch's segments (vt_cat_sum_at). */
+                g->cat = VT_CAT_OTHER;
+                g->cat_how = VT_CAT_HOW_NONE;
+            } else if (g->cls == VT_CLASS_HOST) {
                 /* Pinned host memory is never device memory, whatever the frames say. */
                 g->cat = VT_CAT_HOST_PINNED;
                 g->cat_how = VT_CAT_HOW_RULE;
@@ -225,6 +229,14 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             const vt_group *g = &rp->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c)) continue;
+            if (g->kind == VT_GROUP_IDLE) {
+                /* reserved by PyTorch, holding no tensor: no category's */
+                out->blocks = 1;
+                out->idle_cache_bytes += b;
+                out->total += b;
+                continue;
+            }
+            if (g->kind == VT_KIND_TORCH_BLOCK) out->block_bytes += b;
             vt_cat_row *r = &out->row[g->cat < VT_CAT_N ? g->cat : VT_CAT_OTHER];
             r->bytes += b;
             r->count += c;
@@ -237,7 +249,7 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
                 out->cache_bytes += b;
                 /* A segment first grown for an activation or a temporary holds nothing of
                  * that kind once training is over: at the end it is idle cache. */
-                if (at == VT_AT_END && (g->cat == VT_CAT_ACTIVATIONS || g->cat == VT_CAT_TEMPORARY))
+                if (at == VT_AT_END && !out->blocks && (g->cat == VT_CAT_ACTIVATIONS || g->cat == VT_CAT_TEMPORARY))
                     out->idle_cache_bytes += b;
             }
         }
@@ -267,7 +279,7 @@ size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
         for (size_t i = 0; i < rp->ngroups; i++) {
             const vt_group *g = &rp->groups[i];
             uint64_t b, c;
-            if (!group_value(g, tk, at, &b, &c) || !b) continue;
+            if (!group_value(g, tk, at, &b, &c) || !b || g->kind == VT_GROUP_IDLE) continue;
             uint16_t sec = g->cat_rule;
             size_t k = 0;
             while (k < n && !(rows[k].section == sec && rows[k].cat == g->cat && rows[k].how == g->cat_how)) k++;

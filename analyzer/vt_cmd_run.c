@@ -69,9 +69,11 @@ static int set_nvtx(const char *lib)
     return old && *old ? 0 : set_env("NVTX_INJECTION64_PATH", lib);
 }
 
-/* --torch-modules: the folder of the Python start-up hook (lib/vramtrace_py, next to the
- * recorder) goes first on PYTHONPATH. */
-static int set_torch_hook(const char *lib)
+/* The folder of the Python start-up hook (lib/vramtrace_py, next to the recorder) goes
+ * first on PYTHONPATH: always for PyTorch's blocks (unless --no-torch-blocks), and it
+ * names modules with --torch-modules (VRAMTRACE_TORCH_MODULES). quiet: a missing hook
+ * is no error (nothing asked for it by name). */
+static int set_torch_hook(const char *lib, int quiet)
 {
     char dir[PATH_MAX], probe[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s", lib);
@@ -79,6 +81,7 @@ static int set_torch_hook(const char *lib)
     if (slash) *slash = 0;
     snprintf(probe, sizeof probe, "%s/vramtrace_py/sitecustomize.py", dir);
     if (access(probe, R_OK) != 0) {
+        if (quiet) return 0;
         fprintf(stderr, "vramtrace: run: --torch-modules: %s not found (%s)\n", probe, strerror(errno));
         return -1;
     }
@@ -307,7 +310,8 @@ static void summary(found *f, size_t n)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-summary]\n"
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-torch-blocks]\n"
+    "                     [--no-summary]\n"
     "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
@@ -319,19 +323,21 @@ static const char usage[] =
     "                        docs/python.md)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
+    "  --no-torch-blocks     do not trace PyTorch's blocks inside its caching\n"
+    "                        allocator's segments (traced by default; docs/python.md)\n"
     "  --no-summary          only say where the trace went\n";
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_SUMMARY, O_HELP };
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_BLOCKS, O_NO_SUMMARY, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
-        { "torch-modules", 0, 0, O_TORCH_MODULES },
+        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "no-torch-blocks", 0, 0, O_NO_BLOCKS },
         { "no-summary", 0, 0, O_NO_SUMMARY }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
-    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_summary = 0;
+    int has_depth = 0, per_tensor = 0, torch_modules = 0, no_blocks = 0, no_summary = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -349,6 +355,7 @@ int vt_cmd_run(int argc, char **argv)
         case O_DEPTH: if (vt_args_uint(&a, "--depth", v, 256, &depth)) return 2; has_depth = 1; break;
         case O_PER_TENSOR: per_tensor = 1; break;
         case O_TORCH_MODULES: torch_modules = 1; break;
+        case O_NO_BLOCKS: no_blocks = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
@@ -383,7 +390,11 @@ int vt_cmd_run(int argc, char **argv)
         snprintf(d, sizeof d, "%u", (unsigned)depth);
         bad = bad || set_env("VRAMTRACE_DEPTH", d);
     }
-    bad = bad || set_nvtx(lib) || (torch_modules && set_torch_hook(lib));
+    bad = bad || set_nvtx(lib);
+    if (torch_modules || !no_blocks)
+        bad = bad || set_torch_hook(lib, !torch_modules) ||
+              set_env("VRAMTRACE_TORCH_MODULES", torch_modules ? "1" : "0") ||
+              set_env("VRAMTRACE_TORCH_BLOCKS", no_blocks ? "0" : "1");
     if (per_tensor)
         bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||
               set_env("TF_GPU_ALLOCATOR", "cuda_malloc_async");
