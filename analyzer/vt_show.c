@@ -21,7 +21,7 @@ void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, int nframes, int
 {
     const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
     if (!s || !s->nframes) {
-        fputs("[no stack]\n", f);
+        fputs(site == VT_ROW_IDLE ? VT_ROW_IDLE_NAME " in PyTorch's segments, no tensor\n" : "[no stack]\n", f);
         return;
     }
     if (nframes < 1) nframes = 1;
