@@ -155,7 +155,9 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
             memset(&m, 0, sizeof m);
             if (a->rules) vt_rules_match_site(a->rules, s, g->kind, &m);
             vt_cat inf = (vt_cat)t->cat->inferred[gi];
-            g->cat_flags = m.cache ? VT_CATF_CACHE : 0;
+            /* A block is a tensor, not a segment, though its stack runs through the
+             * caching allocator's frames that `cache` rules name. */
+            g->cat_flags = m.cache && g->kind != VT_KIND_TORCH_BLOCK ? VT_CATF_CACHE : 0;
             /* One allocation of half the device or more is a framework's pool (XLA
              * preallocates 75%), whatever frames it has. */
             const vt_device *dv = vt_replay_device(rp, g->device);

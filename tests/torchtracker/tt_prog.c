@@ -23,17 +23,17 @@ static void (*emit)(int action, int device, uint64_t addr, uint64_t size, uint64
 /* Named functions: the blocks' stacks say who asked (noinline keeps the frames). */
 __attribute__((noinline)) static void load_weights(CUdeviceptr seg)
 {
-    emit(ALLOC, 0, seg, 16 * MiB, 0, 0);
+    emit(ALLOC, 0, seg, 40 * MiB, 0, 0);
 }
 
 __attribute__((noinline)) static void step(CUdeviceptr seg)
 {
-    emit(ALLOC, 0, seg + 16 * MiB, 8 * MiB, 0, 0);
-    emit(ALLOC, 0, seg + 24 * MiB, 8 * MiB, 0, 0);
-    emit(FREE_REQUESTED, 0, seg + 24 * MiB, 8 * MiB, 0, 0);
-    emit(FREE_COMPLETED, 0, seg + 24 * MiB, 8 * MiB, 0, 0);
-    emit(FREE_REQUESTED, 0, seg + 16 * MiB, 8 * MiB, 0, 0);
-    emit(FREE_COMPLETED, 0, seg + 16 * MiB, 8 * MiB, 0, 0);
+    emit(ALLOC, 0, seg + 40 * MiB, 8 * MiB, 0, 0);
+    emit(ALLOC, 0, seg + 48 * MiB, 8 * MiB, 0, 0);
+    emit(FREE_REQUESTED, 0, seg + 48 * MiB, 8 * MiB, 0, 0);
+    emit(FREE_COMPLETED, 0, seg + 48 * MiB, 8 * MiB, 0, 0);
+    emit(FREE_REQUESTED, 0, seg + 40 * MiB, 8 * MiB, 0, 0);
+    emit(FREE_COMPLETED, 0, seg + 40 * MiB, 8 * MiB, 0, 0);
 }
 
 __attribute__((noinline)) static int grow_and_release(void)
