@@ -373,6 +373,13 @@ static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
     uint64_t n = sg->moved;
     if (rp->groups[ig].live < n) n = rp->groups[ig].live;  /* blocks still live: a lost free */
     group_shift(rp, ig, sg->group, n, SHIFT_UNSEG);
+    if (n < sg->moved) {
+        /* The driver's free takes the whole allocation from its group; the blocks whose
+         * frees were lost keep counting theirs (the trace says it lost events). */
+        vt_group *g = &rp->groups[sg->group];
+        g->live += sg->moved - n;
+        if (g->layer) vt_layer_add(g->layer, sg->moved - n, rp->now);
+    }
     sg->moved = 0;
 }
 
