@@ -51,7 +51,7 @@ if [ -z "${QUICK:-}" ]; then
   PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True run_case bert-fp32-exp -- --model bert --amp fp32 && checked bert-fp32-exp
   for mode in default reduce-overhead; do
     run_case gpt2-compile-$mode --torch-modules -- --model gpt2 --amp bf16 --compile $mode && checked gpt2-compile-$mode
-    "$VT" top --by layer -n 8 "$T"/gpt2-compile-$mode.vtrace* > "$T/gpt2-compile-$mode.layers.txt" 2>&1
+    "$VT" top --by layer --top 8 "$T"/gpt2-compile-$mode.vtrace* > "$T/gpt2-compile-$mode.layers.txt" 2>&1
     echo "== gpt2 compile $mode: top --by layer"; head -14 "$T/gpt2-compile-$mode.layers.txt"
   done
   run_case bert-bf16-ckpt -- --model bert --amp bf16 --checkpoint && checked bert-bf16-ckpt --no-exact
