@@ -50,7 +50,7 @@ using Tracker = std::function<void(const TraceEntryHead &)>;
 using AttachFn = void (*)(void *self, Tracker tracker);
 using EventFn = void (*)(int action, int device, uint64_t addr, uint64_t size, uint64_t stream, int private_pool);
 
-// Versions whose layout was measured (tests/gpu/tracker_probe.sh): "major.minor" -> the
+// Versions whose layout was measured (tests/gpu/tracker_abi.cc): "major.minor" -> the
 // slot of attachAllocatorTraceTracker in CUDAAllocator's vtable (after the two
 // destructors, Allocator's 4 functions, DeviceAllocator's 7 and CUDAAllocator's 31).
 struct Known { const char *version; int slot; };

@@ -39,6 +39,18 @@ checked() { # NAME [CHECK ARGS]
   $PY "$check" "$name" "$T/$name.out" "$T/$name.json" "$@" >> "$table" 2>> "$T/check.err" || fail=1
 }
 
+# The layout libvramtrace_torch.so mirrors, from this torch's headers (needs g++).
+tl=$($PY -c "import os, torch; print(os.path.dirname(torch.__file__))")
+cudainc=$(ls -d /usr/local/cuda*/include 2>/dev/null | head -1)
+want="slot 44 action 0 device 4 addr 8 stream 32 size 40 mempool 48 sizeof 136"
+if g++ -std=c++17 -I"$tl/include" -I"$cudainc" "$root/tests/gpu/tracker_abi.cc" -o "$W/tracker_abi" 2> "$T/abi.err"; then
+  got=$("$W/tracker_abi")
+  printf "%-22s %-44s %s\n" abi "$got" "$([ "$got" = "$want" ] && echo pass || echo "FAIL (want $want)")" >> "$table"
+  [ "$got" = "$want" ] || fail=1
+else
+  echo "abi: g++ failed: $(tail -2 "$T/abi.err")" >> "$table"
+fi
+
 run_case bert-fp32 -- --model bert --amp fp32
 run_case bert-fp32-pt --per-tensor -- --model bert --amp fp32
 checked bert-fp32 --per-tensor-report "$T/bert-fp32-pt.json"
