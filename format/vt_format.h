@@ -104,19 +104,28 @@ typedef enum {
     X(ARRAY,              9, "cuArrayCreate",           ARRAY,      DEVICE)  /* (_v2); size estimated from the descriptor */ \
     X(ARRAY3D,           10, "cuArray3DCreate",         ARRAY,      DEVICE)  /* (_v2) */ \
     X(MIPMAPPED_ARRAY,   11, "cuMipmappedArrayCreate",  MIPMAPPED,  DEVICE) \
+    X(TORCH_BLOCK,       12, "torch_block",             TORCH_BLOCK, DEVICE) /* a block of PyTorch's caching allocator inside a segment (its trace tracker): counted in the segment */ \
     X(MEM_FREE,          32, "cuMemFree",               DEVICE_PTR, DEVICE)  /* (_v2) */ \
     X(MEM_FREE_ASYNC,    33, "cuMemFreeAsync",          DEVICE_PTR, DEVICE)  /* (_ptsz) */ \
     X(VMM_RELEASE,       34, "cuMemRelease",            VMM_HANDLE, DEVICE)  /* addr = handle */ \
     X(HOST_FREE,         35, "cuMemFreeHost",           HOST_PTR,   HOST) \
     X(ARRAY_DESTROY,     36, "cuArrayDestroy",          ARRAY,      DEVICE) \
-    X(MIPMAPPED_DESTROY, 37, "cuMipmappedArrayDestroy", MIPMAPPED,  DEVICE)
+    X(MIPMAPPED_DESTROY, 37, "cuMipmappedArrayDestroy", MIPMAPPED,  DEVICE) \
+    X(TORCH_BLOCK_FREE,  38, "torch_block_free",        TORCH_BLOCK, DEVICE) /* the caching allocator made the block free again */
 
 #define VT_KIND_ENUM_(name, value, call, space, cls) VT_KIND_##name = value,
 typedef enum {
     VT_KIND_NONE = 0,
     VT_KINDS(VT_KIND_ENUM_)
-    VT_KIND_ALLOC_MAX = 12,
-    VT_KIND_FREE_MAX = 38
+    VT_KIND_ALLOC_MAX = 13,
+    VT_KIND_FREE_MAX = 39,
+
+    /* Never in a trace: the analyzer's group of a device's idle bytes inside PyTorch's
+     * segments. With the allocator trace tracker, a segment's bytes move from the driver
+     * allocation that holds them to this group, and each block moves its bytes from here
+     * to its own group while it lives: the device's total stays the segments' (reserved
+     * memory), and its groups say what the blocks in them are. */
+    VT_GROUP_IDLE = 255
 } vt_kind;
 #undef VT_KIND_ENUM_
 
@@ -126,7 +135,13 @@ typedef enum {
     VT_VMM_UNMAP        = 2,  /* addr = va, size */
     VT_VMM_RETAIN       = 3,  /* addr = va passed in, aux1 = handle returned (+1 reference) */
     VT_VMM_RESERVE      = 4,  /* addr = va returned, size, aux0 = alignment, aux1 = hint */
-    VT_VMM_ADDRESS_FREE = 5   /* addr = va, size */
+    VT_VMM_ADDRESS_FREE = 5,  /* addr = va, size */
+    /* PyTorch's caching allocator says which device memory is its segments (its allocator
+     * trace tracker); the memory itself is in the driver's records. addr, size; device set. */
+    VT_VMM_TORCH_SEGMENT   = 6,  /* a segment grown with cudaMalloc (addr = its base) */
+    VT_VMM_TORCH_UNSEGMENT = 7,  /* that segment given back */
+    VT_VMM_TORCH_MAP       = 8,  /* expandable segments: pages mapped at addr */
+    VT_VMM_TORCH_UNMAP     = 9   /* expandable segments: pages unmapped */
 } vt_vmm_op;
 
 /* Address spaces: an allocation and its free match on (space, addr). */
@@ -136,7 +151,8 @@ typedef enum {
     VT_SPACE_VMM_HANDLE = 2,   /* CUmemGenericAllocationHandle */
     VT_SPACE_HOST_PTR = 3,     /* pinned host pointers */
     VT_SPACE_ARRAY = 4,        /* CUarray */
-    VT_SPACE_MIPMAPPED = 5     /* CUmipmappedArray */
+    VT_SPACE_MIPMAPPED = 5,    /* CUmipmappedArray */
+    VT_SPACE_TORCH_BLOCK = 6   /* blocks of PyTorch's caching allocator */
 } vt_space;
 
 static inline vt_space vt_kind_space(unsigned kind)
@@ -179,6 +195,7 @@ typedef enum {
 /* vt_rec.flags */
 #define VT_RF_PTDS      0x1u  /* the per-thread-default-stream (_ptsz) entry point was called */
 #define VT_RF_UNWRAPPED 0x2u  /* LOOKUP: the returned pointer matched no known variant */
+#define VT_RF_PRIVATE_POOL 0x4u /* TORCH_BLOCK: in a private pool (a CUDA graph's, a MemPool) */
 
 /* ------------------------------------------------------------------------ *
  *  One decoded record. Not a wire layout: vt_codec.c turns it into bytes.

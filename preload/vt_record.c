@@ -151,6 +151,13 @@ void vt_rec_annotate(unsigned role, uint64_t addr, uint64_t size, uint64_t layer
     push(VT_REC_ANNOTATE, role, device, 0, 0, addr, size, layer, batch);
 }
 
+/* PyTorch's segments: no stack (the driver's record of the same memory has one). */
+void vt_rec_segment(unsigned op, uint64_t addr, uint64_t size, int device)
+{
+    if (!ready()) return;
+    push(VT_REC_VMM, op, device, 0, 0, addr, size, 0, 0);
+}
+
 void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device)
 {
     if (!ready()) return;

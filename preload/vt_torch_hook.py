@@ -94,7 +94,24 @@ _WRAPPERS = {"DistributedDataParallel": "module.", "DataParallel": "module.",
              "FullyShardedDataParallel": "_fsdp_wrapped_module.", "OptimizedModule": "_orig_mod."}
 
 
+def _blocks(torch):
+    """PyTorch's blocks (vt_torch_blocks.py, beside this file)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_vramtrace_torch_blocks",
+                                                  os.path.join(_DIR, "vt_torch_blocks.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.attach(torch, os.path.dirname(_DIR))
+
+
 def _install(torch):
+    try:
+        _blocks(torch)
+    except Exception as e:
+        _warn("PyTorch's blocks: %s: %s" % (type(e).__name__, e))
+    if os.environ.get("VRAMTRACE_TORCH_MODULES", "1") == "0":
+        return  # `vramtrace run` without --torch-modules
     import ctypes
     import threading
     import weakref

@@ -280,6 +280,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
 {
     switch (by) {
     case VT_BY_SITE:
+        if (key == VT_ROW_IDLE) return VT_ROW_IDLE_NAME;
         return key < a->sites.n && a->sites.sites[key].nframes
                    ? a->sites.sites[key].frames[0].function : "[no stack]";
     case VT_BY_FUNCTION:
@@ -290,6 +291,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
     case VT_BY_CATEGORY:
         return vt_cat_name((vt_cat)key);
     case VT_BY_LAYER: {
+        if (key == VT_ROW_IDLE) return VT_ROW_IDLE_NAME;
         const char *s = key == UINT32_MAX ? VT_LAYER_NONE : vt_strtab_get(&a->sites.names, key);
         return s ? s : "?";
     }
@@ -302,6 +304,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
 static uint32_t row_key(const vt_analysis *a, vt_by by, const vt_group *g)
 {
     const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
+    if (g->kind == VT_GROUP_IDLE && (by == VT_BY_SITE || by == VT_BY_LAYER)) return VT_ROW_IDLE;
     switch (by) {
     case VT_BY_SITE: return g->site;
     case VT_BY_FUNCTION: return s ? s->function_id : UINT32_MAX;

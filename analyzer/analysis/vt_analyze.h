@@ -40,6 +40,10 @@ size_t vt_rows_oom(const vt_analysis *a, int ti, const vt_oom *o, vt_by by, vt_r
 
 /* Text of a row key. */
 const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key);
+/* The key of the idle bytes in PyTorch's segments (VT_GROUP_IDLE) in rows by site and by
+ * layer: they were allocated by no stack and belong to no layer. */
+#define VT_ROW_IDLE (UINT32_MAX - 1)
+#define VT_ROW_IDLE_NAME "(idle cache)"
 
 /* Sorts rows by bytes (or by `alt` when set: for diffs) as vt_rows does. */
 void vt_rows_sort(const vt_analysis *a, vt_by by, vt_row *rows, size_t n);

@@ -163,7 +163,9 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
             memset(&m, 0, sizeof m);
             if (a->rules) vt_rules_match_site(a->rules, s, g->kind, &m);
             vt_cat inf = (vt_cat)t->cat->inferred[gi];
-            g->cat_flags = m.cache ? VT_CATF_CACHE : 0;
+            /* A block is a tensor, not a segment, though its stack runs through the
+             * caching allocator's frames that `cache` rules name. */
+            g->cat_flags = m.cache && g->kind != VT_KIND_TORCH_BLOCK ? VT_CATF_CACHE : 0;
             /* One allocation of half the device or more is a framework's pool (XLA
              * preallocates 75%), whatever frames it has. */
             const vt_device *dv = vt_replay_device(rp, g->device);
@@ -171,7 +173,11 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cls == VT_CLASS_DEVICE)
                 g->cat_flags |= VT_CATF_CACHE;
             g->cat_rule = 0;
-            if (g->role && g->cls != VT_CLASS_HOST) {
+            if (g->kind == VT_GROUP_IDLE) {
+                /* No allocation of its own: idle bytes of PyTorch's segments (vt_cat_sum_at). */
+                g->cat = VT_CAT_OTHER;
+                g->cat_how = VT_CAT_HOW_NONE;
+            } else if (g->role && g->cls != VT_CLASS_HOST) {
                 /* The program said what it is (on_annotate in vt_replay.c): roles are the
                  * first categories, in order; VT_ROLE_MAX marks the allocator's
                  * rounding of annotated buffers, which is none of them. */
@@ -239,6 +245,14 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             const vt_group *g = &rp->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c)) continue;
+            if (g->kind == VT_GROUP_IDLE) {
+                /* reserved by PyTorch, holding no tensor: no category's */
+                out->blocks = 1;
+                out->idle_cache_bytes += b;
+                out->total += b;
+                continue;
+            }
+            if (g->kind == VT_KIND_TORCH_BLOCK) out->block_bytes += b;
             vt_cat_row *r = &out->row[g->cat < VT_CAT_N ? g->cat : VT_CAT_OTHER];
             r->bytes += b;
             r->count += c;
@@ -252,7 +266,7 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
                 out->cache_bytes += b;
                 /* A segment first grown for an activation or a temporary holds nothing of
                  * that kind once training is over: at the end it is idle cache. */
-                if (at == VT_AT_END && (g->cat == VT_CAT_ACTIVATIONS || g->cat == VT_CAT_TEMPORARY))
+                if (at == VT_AT_END && !out->blocks && (g->cat == VT_CAT_ACTIVATIONS || g->cat == VT_CAT_TEMPORARY))
                     out->idle_cache_bytes += b;
             }
         }
@@ -295,7 +309,7 @@ size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
         for (size_t i = 0; i < rp->ngroups; i++) {
             const vt_group *g = &rp->groups[i];
             uint64_t b, c;
-            if (!group_value(g, tk, at, &b, &c) || !b) continue;
+            if (!group_value(g, tk, at, &b, &c) || !b || g->kind == VT_GROUP_IDLE) continue;
             uint16_t sec = g->cat_rule;
             size_t k = 0;
             while (k < n && !(rows[k].section == sec && rows[k].cat == g->cat && rows[k].how == g->cat_how)) k++;

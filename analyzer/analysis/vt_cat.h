@@ -111,7 +111,10 @@ typedef struct {
     vt_cat_row row[VT_CAT_N];
     uint64_t total;
     uint64_t cache_bytes;   /* of which: caching-allocator segments (VT_CATF_CACHE) */
-    uint64_t idle_cache_bytes; /* segments whose first grower was transient (at the end) */
+    uint64_t idle_cache_bytes; /* segments whose first grower was transient (at the end), or
+                                * with PyTorch's blocks known: the idle bytes in its segments */
+    uint64_t block_bytes;   /* of the rows: PyTorch blocks (allocator trace tracker) */
+    int      blocks;        /* the trace knows PyTorch's blocks: idle_cache_bytes is exact */
 } vt_cat_sum;
 
 /* "rule", "inferred", "annotated" or "mixed" after the bytes a row holds; NULL for an empty row;

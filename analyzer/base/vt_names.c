@@ -20,6 +20,7 @@ const char *vt_kind_name(unsigned kind)
 #define VT_KIND_NAME_(name, value, call, space, cls) case VT_KIND_##name: return call;
     VT_KINDS(VT_KIND_NAME_)
 #undef VT_KIND_NAME_
+    case VT_GROUP_IDLE: return "idle_in_segments";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "kind", kind);
@@ -35,6 +36,10 @@ const char *vt_vmm_op_name(unsigned op)
     case VT_VMM_RETAIN: return "retain";
     case VT_VMM_RESERVE: return "reserve";
     case VT_VMM_ADDRESS_FREE: return "address_free";
+    case VT_VMM_TORCH_SEGMENT: return "torch_segment";
+    case VT_VMM_TORCH_UNSEGMENT: return "torch_segment_free";
+    case VT_VMM_TORCH_MAP: return "torch_map";
+    case VT_VMM_TORCH_UNMAP: return "torch_unmap";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "op", op);

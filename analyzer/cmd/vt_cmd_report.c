@@ -255,6 +255,12 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     printf("   events: allocs %" PRIu64 ", frees %" PRIu64 ", OOM %" PRIu64 ", VMM ops %" PRIu64 ", lost %" PRIu64
            "; %" PRIu64 " records over %s\n", rp->st.allocs, rp->st.frees, rp->st.ooms, rp->st.vmm_ops,
            rp->st.lost_events, rp->st.records, vt_units_time(tb, rp->last_time));
+    if (rp->st.torch_blocks)
+        printf("   allocations: PyTorch's blocks (%" PRIu64 ") inside its caching allocator's segments, from its "
+               "allocator trace tracker\n", rp->st.torch_blocks);
+    if (rp->st.torch_unbacked)
+        printf("   note: %s of blocks were in segments the trace did not see; the device totals do not hold them\n",
+               vt_units_size(b1, rp->st.torch_unbacked));
     if (rd->stopped)
         printf("   ended: cut short at byte %" PRIu64 " (%s); figures are for what was read\n", rd->err_offset, rd->err);
     else if (!rp->has_trailer)
@@ -447,6 +453,8 @@ static void json_events(vt_json *j, const vt_replay_stats *s)
     vt_json_u64(j, "vmm_ops", s->vmm_ops);
     vt_json_u64(j, "frees_unmatched", s->frees_unmatched);
     vt_json_u64(j, "allocs_replaced", s->allocs_replaced);
+    vt_json_u64(j, "torch_blocks", s->torch_blocks);
+    vt_json_u64(j, "torch_unbacked_bytes", s->torch_unbacked);
     vt_json_end(j);
 }
 
@@ -524,6 +532,8 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
         sum.vmm_ops += s->vmm_ops;
         sum.frees_unmatched += s->frees_unmatched;
         sum.allocs_replaced += s->allocs_replaced;
+        sum.torch_blocks += s->torch_blocks;
+        sum.torch_unbacked += s->torch_unbacked;
         sum.lost_events += s->lost_events;
         sum.pauses += s->pauses;
         sum.paused_ns += s->paused_ns;

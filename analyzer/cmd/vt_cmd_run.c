@@ -81,7 +81,9 @@ static int set_nvtx(const char *lib)
     return old && *old ? 0 : set_env("NVTX_INJECTION64_PATH", lib);
 }
 
-/* The folder of the Python start-up hook goes first on PYTHONPATH. */
+/* The folder of the Python start-up hook (lib/vramtrace_py, next to the recorder) goes
+ * first on PYTHONPATH: for PyTorch's blocks (unless --no-torch-blocks), module names
+ * (--torch-modules) and the JAX hook (set_py_hooks). */
 static int set_torch_hook(const char *lib)
 {
     char dir[PATH_MAX], probe[PATH_MAX + 32];
@@ -375,8 +377,8 @@ static void warn_setuid(const char *cmd)
  *  The command
  * ------------------------------------------------------------------------ */
 static const char usage[] =
-    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--[no-]jax]\n"
-    "                     [--readable] [--no-summary] [--no-symbolize]\n"
+    "usage: vramtrace run [-o PATTERN] [--depth N] [--per-tensor] [--torch-modules] [--no-torch-blocks]\n"
+    "                     [--[no-]jax] [--readable] [--no-summary] [--no-symbolize]\n"
     "                     -- CMD ARGS...\n"
     "  Runs CMD with the recorder (libvramtrace.so) preloaded, then says where the\n"
     "  trace went and prints a short summary. Exits with CMD's status.\n"
@@ -391,6 +393,8 @@ static const char usage[] =
     "                        start-up hook; on unless --no-jax, inert without jax)\n"
     "  --per-tensor          make PyTorch, TensorFlow and JAX ask the driver for every\n"
     "                        tensor (cudaMallocAsync / platform allocators)\n"
+    "  --no-torch-blocks     do not trace PyTorch's blocks inside its caching\n"
+    "                        allocator's segments (traced by default; docs/python.md)\n"
     "  --readable            create the traces readable by all (0644; default 0600)\n"
     "  --no-summary          only say where the trace went\n"
     "  --no-symbolize        leave the frames unresolved in the trace (by default they\n"
@@ -399,18 +403,19 @@ static const char usage[] =
 
 int vt_cmd_run(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_JAX, O_NO_JAX, O_READABLE, O_NO_SUMMARY,
+    enum { O_OUT = 1, O_DEPTH, O_PER_TENSOR, O_TORCH_MODULES, O_NO_BLOCKS, O_JAX, O_NO_JAX, O_READABLE, O_NO_SUMMARY,
            O_NO_SYMBOLIZE, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "depth", 0, 1, O_DEPTH }, { "per-tensor", 0, 0, O_PER_TENSOR },
-        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "jax", 0, 0, O_JAX }, { "no-jax", 0, 0, O_NO_JAX },
+        { "torch-modules", 0, 0, O_TORCH_MODULES }, { "no-torch-blocks", 0, 0, O_NO_BLOCKS },
+        { "jax", 0, 0, O_JAX }, { "no-jax", 0, 0, O_NO_JAX },
         { "readable", 0, 0, O_READABLE }, { "no-summary", 0, 0, O_NO_SUMMARY },
         { "no-symbolize", 0, 0, O_NO_SYMBOLIZE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *pattern = NULL;
     uint64_t depth = 0;
     int has_depth = 0, per_tensor = 0, torch_modules = 0, readable = 0, no_summary = 0, no_symbolize = 0;
-    int jax = 1, jax_asked = 0;
+    int jax = 1, jax_asked = 0, no_blocks = 0;
     char **cmd = NULL;
     vt_args a;
     vt_args_init(&a, "run", argc, argv);
@@ -431,6 +436,7 @@ int vt_cmd_run(int argc, char **argv)
         case O_READABLE: readable = 1; break;
         case O_JAX: jax = jax_asked = 1; break;
         case O_NO_JAX: jax = jax_asked = 0; break;
+        case O_NO_BLOCKS: no_blocks = 1; break;
         case O_NO_SUMMARY: no_summary = 1; break;
         case O_NO_SYMBOLIZE: no_symbolize = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
@@ -466,7 +472,10 @@ int vt_cmd_run(int argc, char **argv)
         snprintf(d, sizeof d, "%u", (unsigned)depth);
         bad = bad || set_env("VRAMTRACE_DEPTH", d);
     }
-    bad = bad || set_nvtx(lib) || set_py_hooks(lib, torch_modules, jax, torch_modules || jax_asked)
+    int torch = torch_modules || !no_blocks;
+    bad = bad || set_nvtx(lib) || set_py_hooks(lib, torch, jax, torch_modules || jax_asked)
+          || (torch && (set_env("VRAMTRACE_TORCH_MODULES", torch_modules ? "1" : "0")
+                        || set_env("VRAMTRACE_TORCH_BLOCKS", no_blocks ? "0" : "1")))
           || (readable && set_env("VRAMTRACE_READABLE", "1"));
     if (per_tensor)
         bad = bad || merge_torch_conf() || set_env("XLA_PYTHON_CLIENT_ALLOCATOR", "platform") ||

@@ -35,6 +35,8 @@ void vt_replay_free(vt_replay *rp)
     free(rp->groups);
     vt_idmap_free(&rp->group_ix);
     vt_idmap_free(&rp->role_ix);
+    vt_idmap_free(&rp->seg_ix);
+    free(rp->segs);
     free(rp->nodes);
     vt_idarr_free(&rp->node_ix);
     vt_idarr_free(&rp->string_ix);
@@ -272,6 +274,7 @@ static inline void tracker_add(const vt_replay *rp, vt_tracker *t, uint64_t size
         t->peak_time = rp->now;
         t->peak_rt = rp->rt_base + rp->now;
         t->trace = rp->trace;
+        t->blocks_at_peak = t->blocks;
         t->epoch++;
         peak_gen++;
     }
@@ -311,6 +314,148 @@ int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t)
 }
 
 /* ------------------------------------------------------------------------ *
+ *  PyTorch blocks inside segments (the allocator trace tracker; vt_format.h's
+ *  VT_GROUP_IDLE says the model). Bytes move between groups that feed the same
+ *  trackers, so no total changes: the device's stays what the driver gave.
+ * ------------------------------------------------------------------------ */
+/* What a move between groups is. */
+enum { SHIFT_SEG, SHIFT_UNSEG, SHIFT_BLOCK, SHIFT_UNBLOCK };
+
+/* Moves n bytes from group `from` to group `to` (indexes). A block made (SHIFT_BLOCK)
+ * gains `to` a live allocation, a block freed loses `from` one. */
+static void group_shift(vt_replay *rp, uint32_t from, uint32_t to, uint64_t n, int how)
+{
+    vt_group *a = &rp->groups[from], *b = &rp->groups[to];
+    group_touch(a);
+    group_touch(b);
+    a->live -= n;
+    b->live += n;
+    if (how == SHIFT_BLOCK) b->live_count++;
+    if (how == SHIFT_UNBLOCK) a->live_count--;
+    if (a->layer) vt_layer_sub(a->layer, n);
+    if (b->layer) vt_layer_add(b->layer, n, rp->now);
+    /* At a peak, the same total can say more: the segment grown at the peak is, a moment
+     * later, the block it was grown for. The peak is taken again when a segment is known
+     * or the blocks reach a new high while the total stays at the peak, so that what the
+     * groups hold at the peak is the most the blocks held then. */
+    for (unsigned k = 0; k < a->ntk; k++) {
+        vt_tracker *t = a->tk[k];
+        if (how == SHIFT_BLOCK) t->blocks += n;
+        if (how == SHIFT_UNBLOCK) t->blocks -= n;
+        if (t->live != t->peak) continue;
+        if (how != SHIFT_SEG && !(how == SHIFT_BLOCK && t->blocks > t->blocks_at_peak)) continue;
+        t->blocks_at_peak = t->blocks;
+        t->peak_time = rp->now;
+        t->peak_rt = rp->rt_base + rp->now;
+        t->epoch++;
+        peak_gen++;
+    }
+}
+
+static inline uint64_t seg_key(unsigned space, uint64_t addr) { return addr << 3 | space; }
+
+/* The driver allocation (space, addr) is (part of) a PyTorch segment: up to `want` of its
+ * bytes become its device's idle bytes. Once per allocation. */
+static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want)
+{
+    vt_live *e = vt_live_find(&rp->live, space, addr);
+    if (!e) return;
+    uint32_t gi = vt_live_group(&rp->live, e);
+    if (gi >= rp->ngroups) return;
+    uint64_t n = vt_live_size(&rp->live, e);
+    if (want < n) n = want;
+    uint32_t *ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
+    if (ix && rp->segs[*ix].moved) return;
+    uint32_t ig = group_get(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
+    if (ig == UINT32_MAX) { rp->nomem = 1; return; }
+    if (!ix) {
+        if (reserve((void **)&rp->segs, &rp->segs_cap, rp->nsegs, sizeof *rp->segs) ||
+            vt_idmap_put(&rp->seg_ix, seg_key(space, addr), (uint32_t)rp->nsegs)) {
+            rp->nomem = 1;
+            return;
+        }
+        ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
+        rp->nsegs++;
+    }
+    rp->segs[*ix] = (vt_seg){ gi, n };
+    rp->groups[gi].fast = 0;  /* its frees take the general path, which gives the bytes back */
+    group_shift(rp, gi, ig, n, SHIFT_SEG);
+    rp->st.torch_segments++;
+}
+
+/* The driver allocation (space, addr) stops being a segment (given back, or freed): its
+ * bytes still idle go back to its group. */
+static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
+{
+    uint32_t *ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
+    if (!ix || !rp->segs[*ix].moved) return;
+    vt_seg *sg = &rp->segs[*ix];
+    uint32_t ig = group_find(rp, 0, VT_GROUP_IDLE, rp->groups[sg->group].device);
+    if (ig == UINT32_MAX) { rp->nomem = 1; return; }
+    uint64_t n = sg->moved;
+    if (rp->groups[ig].live < n) n = rp->groups[ig].live;  /* blocks still live: a lost free */
+    group_shift(rp, ig, sg->group, n, SHIFT_UNSEG);
+    if (n < sg->moved) {
+        /* The driver's free takes the whole allocation from its group; the blocks whose
+         * frees were lost keep counting theirs (the trace says it lost events). */
+        vt_group *g = &rp->groups[sg->group];
+        g->live += sg->moved - n;
+        if (g->layer) vt_layer_add(g->layer, sg->moved - n, rp->now);
+    }
+    sg->moved = 0;
+}
+
+/* Expandable segments: the pages mapped at [va, va + size) are the handles' memory. */
+static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take)
+{
+    uint64_t end = va + size < va ? UINT64_MAX : va + size;
+    for (uint64_t cur = va; cur < end;) {
+        vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, cur);
+        if (!m) break;
+        uint64_t msize = vt_live_size(&rp->live, m), handle = vt_live_ext_of(&rp->live, m)->aux;
+        if (take) seg_take(rp, VT_SPACE_VMM_HANDLE, handle, msize);
+        else seg_return(rp, VT_SPACE_VMM_HANDLE, handle);
+        if (!msize || cur + msize < cur) break;
+        cur += msize;
+    }
+}
+
+static void on_torch_segment(vt_replay *rp, const vt_rec *r)
+{
+    switch (r->kind) {
+    case VT_VMM_TORCH_SEGMENT: seg_take(rp, VT_SPACE_DEVICE_PTR, r->addr, r->size); break;
+    case VT_VMM_TORCH_UNSEGMENT: seg_return(rp, VT_SPACE_DEVICE_PTR, r->addr); break;
+    case VT_VMM_TORCH_MAP: seg_pages(rp, r->addr, r->size, 1); break;
+    case VT_VMM_TORCH_UNMAP: seg_pages(rp, r->addr, r->size, 0); break;
+    default: break;
+    }
+}
+
+/* A block is made: its bytes were idle in its device's segments. */
+static void block_add(vt_replay *rp, uint32_t gi, uint64_t size)
+{
+    uint32_t ig = group_get(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
+    if (ig == UINT32_MAX) { rp->nomem = 1; return; }
+    uint64_t idle = rp->groups[ig].live, n = size < idle ? size : idle;
+    /* Fewer idle bytes than the block: its segment was not seen (lost events, a pause). The
+     * block still counts in its group; the device's total does not grow. */
+    if (n < size) rp->st.torch_unbacked += size - n;
+    group_shift(rp, ig, gi, n, SHIFT_BLOCK);
+    if (n < size) {
+        vt_group *g = &rp->groups[gi];
+        g->live += size - n;
+        if (g->layer) vt_layer_add(g->layer, size - n, rp->now);
+    }
+}
+
+static void block_sub(vt_replay *rp, uint32_t gi, uint64_t size)
+{
+    uint32_t ig = group_find(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
+    if (ig == UINT32_MAX) { rp->nomem = 1; return; }
+    group_shift(rp, gi, ig, size, SHIFT_UNBLOCK);
+}
+
+/* ------------------------------------------------------------------------ *
  *  Events
  * ------------------------------------------------------------------------ */
 /* What the live entry e's memory leaves in its group, its lifetimes and the category
@@ -319,8 +464,14 @@ static void group_release(vt_replay *rp, const vt_live *e)
 {
     uint32_t gi = vt_live_group(&rp->live, e);
     if (gi >= rp->ngroups) return;
+    unsigned space = vt_live_space(e);
+    if (space == VT_SPACE_TORCH_BLOCK) {
+        block_sub(rp, gi, vt_live_size(&rp->live, e));
+    } else {
+        if (rp->nsegs) seg_return(rp, space, e->addr);
+        group_sub(&rp->groups[gi], vt_live_size(&rp->live, e));
+    }
     vt_group *g = &rp->groups[gi];
-    group_sub(g, vt_live_size(&rp->live, e));
     g->free_times += rp->now;
     /* only ext entries can have been logged (vt_live.h) */
     if (rp->catlog && g->cls == VT_CLASS_DEVICE && vt_live_is_ext(e))
@@ -403,7 +554,13 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     g->nallocs++;
     g->total_bytes += r->size;
     g->alloc_times += r->time_ns;
-    group_add(rp, g, r->size);
+    if (space == VT_SPACE_TORCH_BLOCK) {
+        rp->st.torch_blocks++;
+        block_add(rp, gi, r->size);
+        g = &rp->groups[gi];  /* the idle group may have been made */
+    } else {
+        group_add(rp, g, r->size);
+    }
     vt_life_alloc(&g->life, g->nallocs, r->time_ns);
 }
 
@@ -942,7 +1099,10 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
         else on_free(rp, &e);
         break;
     }
-    case VT_REC_VMM: on_vmm(rp, r); break;
+    case VT_REC_VMM:
+        if (r->kind >= VT_VMM_TORCH_SEGMENT) on_torch_segment(rp, r);
+        else on_vmm(rp, r);
+        break;
     case VT_REC_OOM: on_oom(rp, r); break;
     case VT_REC_ANNOTATE: on_annotate(rp, r); break;
     case VT_REC_NVML: on_nvml(rp, r); break;

@@ -62,6 +62,8 @@ typedef struct {
     uint64_t peak_rt;       /* the same moment on the realtime clock (merging traces) */
     uint64_t epoch;         /* new maxima so far */
     int      trace;         /* index of the trace that set the peak */
+    uint64_t blocks;        /* of live: bytes in PyTorch blocks (allocator trace tracker) */
+    uint64_t blocks_at_peak;/* the same at the moment the peak's groups are taken */
 } vt_tracker;
 
 /* Allocations that share a stack, a kind and a device. What the common events touch
@@ -221,7 +223,16 @@ typedef struct {
     uint64_t paused_ns;         /* time spent paused, up to the last record */
     uint64_t unknown_records;
     uint64_t unwrapped_lookups;
+    uint64_t torch_blocks;      /* PyTorch blocks seen (allocator trace tracker) */
+    uint64_t torch_segments;    /* segment events matched to the driver's memory */
+    uint64_t torch_unbacked;    /* bytes of blocks that found too few idle bytes in segments */
 } vt_replay_stats;
+
+/* PyTorch segment bytes moved out of a driver allocation's group (vt_replay.c). */
+typedef struct {
+    uint32_t group;             /* the driver allocation's group */
+    uint64_t moved;             /* bytes now counted in the device's idle group */
+} vt_seg;
 
 struct vt_replay {
     int trace;                  /* index of this trace in the analysis */
@@ -248,6 +259,9 @@ struct vt_replay {
 
     vt_group *groups;
     size_t ngroups, groups_cap;
+    vt_idmap seg_ix;            /* (address << 3 | space) of a driver allocation -> segs[] */
+    vt_seg *segs;
+    size_t nsegs, segs_cap;
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
     uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
     uint32_t gcache_val[1024];

@@ -66,7 +66,10 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
         if (r->inferred_bytes) printf("%slifetimes", sep);
         printf("\n");
     }
-    if (vt_cat_caching(&s) && at == VT_AT_END && s.idle_cache_bytes)
+    if (s.blocks)
+        printf("    %10s  %6.1f%%  %7s  %-16s  PyTorch's segments, holding no tensor (reserved)\n",
+               vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", "(idle cache)");
+    else if (vt_cat_caching(&s) && at == VT_AT_END && s.idle_cache_bytes)
         printf("    %10s  %6.1f%%  %7s  %-16s  segments first grown for activations or temporaries\n",
                vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", "(idle cache)");
     if (extra && extra->has_pool && at == VT_AT_PEAK)
@@ -77,7 +80,7 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
                "    %10s  %7s  %7s  %-16s  traced%s: context, modules%s\n",
                vt_units_size(b1, extra->unexplained), "", "", "unexplained", vt_units_time(tb, extra->nvml_time),
                "", "", "", "", extra->has_pool ? " and pool slack" : "", extra->has_pool ? "" : ", pool slack");
-    if (vt_cat_caching(&s) && at == VT_AT_PEAK)
+    if (vt_cat_caching(&s) && !s.blocks && at == VT_AT_PEAK)
         printf("    approximate: %.0f%% of these bytes are segments of a framework's caching allocator, "
                "each counted in the\n    category of the allocation that first grew it, and what part "
                "of a segment sits idle is not\n    visible to a driver-level trace. For exact numbers, "
@@ -129,11 +132,14 @@ void vt_cat_show_json_info(vt_json *j, const vt_analysis *a, const vt_tracker *t
     vt_cat_sum_at(a, tk, VT_AT_END, &e);
     int caching = vt_cat_caching(&s) || (!s.total && vt_cat_caching(&e));
     vt_json_obj(j, "categories");
-    vt_json_str(j, "mode", caching ? "caching" : "per-tensor");
-    vt_json_bool(j, "approximate", caching);
+    int blocks = s.blocks || e.blocks;
+    vt_json_str(j, "mode", blocks ? "blocks" : caching ? "caching" : "per-tensor");
+    vt_json_bool(j, "approximate", caching && !blocks);
     vt_json_u64(j, "cache_bytes", s.cache_bytes);
-    if (caching) vt_json_u64(j, "idle_cache_bytes_at_end", e.idle_cache_bytes);
+    if (caching || blocks) vt_json_u64(j, "idle_cache_bytes_at_end", e.idle_cache_bytes);
     else vt_json_null(j, "idle_cache_bytes_at_end");
+    if (blocks) vt_json_u64(j, "idle_cache_bytes_at_peak", s.idle_cache_bytes);
+    else vt_json_null(j, "idle_cache_bytes_at_peak");
     if (extra && extra->has_unexplained) vt_json_u64(j, "unexplained_bytes", extra->unexplained);
     else vt_json_null(j, "unexplained_bytes");
     if (extra && extra->has_pool) vt_json_u64(j, "pool_slack_bytes", extra->pool_slack);

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# PyTorch's blocks through its allocator trace tracker (issue 23), on the GPU machine:
+#   bash tests/gpu/tracker.sh            all cases (~6 min)
+#   QUICK=1 bash tests/gpu/tracker.sh    BERT fp32 (+ per-tensor), GPT-2 bf16, overhead
+# Each case runs tracker_train.py under `vramtrace run` (default caching allocator, blocks
+# traced by default) and checks with tracker_check.py: mode "blocks"; weights, gradients
+# and optimizer_state at the peak within 1% of the model's byte counts; the segments at
+# the peak (blocks + idle) == torch.cuda.max_memory_reserved(); activations within 2% of
+# the same run under --per-tensor (where run). torch.compile cases print their categories
+# and `top --by layer` (--torch-modules); gradient checkpointing: `diff` against the run
+# without. Overhead: bench_steps.py, BERT-base fp16 batch 16 seq 128, recording on and
+# paused in alternating blocks of one process (vramtrace_set_recording), and untraced.
+# Prints a table (pass/FAIL per row); traces and reports under $OUT/tracker.
+set -u
+. "$(dirname "$0")/env.sh"
+T=$OUT/tracker
+mkdir -p "$T"
+train=$root/tests/gpu/tracker_train.py
+check=$root/tests/gpu/tracker_check.py
+table=$T/table.txt
+: > "$table"
+fail=0
+run_case() { # NAME [--per-tensor] [--torch-modules] -- TRAIN ARGS
+  local name=$1; shift
+  local vtargs=()
+  while [ "$1" != "--" ]; do vtargs+=("$1"); shift; done
+  shift
+  rm -f "$T/$name".vtrace*
+  "$VT" run --no-summary "${vtargs[@]}" -o "$T/$name.vtrace" -- $PY "$train" "$@" > "$T/$name.out" 2> "$T/$name.err"
+  local tr; tr=$(ls "$T/$name".vtrace* 2>/dev/null | head -1)
+  if [ -z "$tr" ]; then echo "$name: no trace" | tee -a "$table"; tail -3 "$T/$name.err"; fail=1; return 1; fi
+  "$VT" report --json "$tr" > "$T/$name.json" 2>> "$T/$name.err"
+  "$VT" report "$tr" > "$T/$name.txt" 2>> "$T/$name.err"
+  grep -h "vramtrace:" "$T/$name.err" | head -3
+}
+checked() { # NAME [CHECK ARGS]
+  local name=$1; shift
+  $PY "$check" "$name" "$T/$name.out" "$T/$name.json" "$@" >> "$table" 2>> "$T/check.err" || fail=1
+}
+
+# The layout libvramtrace_torch.so mirrors, from this torch's headers (needs g++).
+tl=$($PY -c "import os, torch; print(os.path.dirname(torch.__file__))")
+cudainc=$(ls -d /usr/local/cuda*/include 2>/dev/null | head -1)
+want="slot 44 action 0 device 4 addr 8 stream 32 size 40 mempool 48 sizeof 136"
+if g++ -std=c++17 -I"$tl/include" -I"$cudainc" "$root/tests/gpu/tracker_abi.cc" -o "$W/tracker_abi" 2> "$T/abi.err"; then
+  got=$("$W/tracker_abi")
+  printf "%-22s %-44s %s\n" abi "$got" "$([ "$got" = "$want" ] && echo pass || echo "FAIL (want $want)")" >> "$table"
+  [ "$got" = "$want" ] || fail=1
+else
+  echo "abi: g++ failed: $(tail -2 "$T/abi.err")" >> "$table"
+fi
+
+run_case bert-fp32 -- --model bert --amp fp32
+run_case bert-fp32-pt --per-tensor -- --model bert --amp fp32
+checked bert-fp32 --per-tensor-report "$T/bert-fp32-pt.json"
+run_case gpt2-bf16 -- --model gpt2 --amp bf16
+if [ -z "${QUICK:-}" ]; then
+  run_case gpt2-bf16-pt --per-tensor -- --model gpt2 --amp bf16
+  checked gpt2-bf16 --per-tensor-report "$T/gpt2-bf16-pt.json"
+  run_case bert-bf16 -- --model bert --amp bf16 && checked bert-bf16
+  run_case gpt2-fp32 -- --model gpt2 --amp fp32 && checked gpt2-fp32
+  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True run_case bert-fp32-exp -- --model bert --amp fp32 && checked bert-fp32-exp
+  for mode in default reduce-overhead; do
+    run_case gpt2-compile-$mode --torch-modules -- --model gpt2 --amp bf16 --compile $mode && checked gpt2-compile-$mode
+    "$VT" top --by layer --top 8 "$T"/gpt2-compile-$mode.vtrace* > "$T/gpt2-compile-$mode.layers.txt" 2>&1
+    echo "== gpt2 compile $mode: top --by layer"; head -14 "$T/gpt2-compile-$mode.layers.txt"
+  done
+  run_case bert-bf16-ckpt -- --model bert --amp bf16 --checkpoint && checked bert-bf16-ckpt --no-exact
+  "$VT" diff "$T"/bert-bf16.vtrace* "$T"/bert-bf16-ckpt.vtrace* > "$T/ckpt.diff.txt" 2>&1
+  echo "== diff without -> with gradient checkpointing"; head -30 "$T/ckpt.diff.txt"
+else
+  checked gpt2-bf16
+fi
+
+# Overhead: one process, blocks of 10 steps with recording on and paused; and untraced.
+bench=("$root/tests/gpu/bench_steps.py" --warmup 10 --steps "${STEPS:-60}" --block 10)
+on=$("$VT" run --no-summary -o "$T/ov.vtrace" -- $PY "${bench[@]}" --ab fp16,fp16+paused 2>"$T/ov.err" | tail -1)
+off=$($PY "${bench[@]}" --ab fp16 2>/dev/null | tail -1)
+echo "$on" > "$T/overhead.json"; echo "$off" >> "$T/overhead.json"
+$PY - "$on" "$off" >> "$table" <<'PY' || fail=1
+import json, sys
+on, off = json.loads(sys.argv[1])["modes"], json.loads(sys.argv[2])["modes"]
+rec, paused, native = on["fp16"]["median_ms"], on["fp16+paused"]["median_ms"], off["fp16"]["median_ms"]
+ok = rec <= 1.03 * paused
+print("%-22s %-44s %16.2f %16.2f  %s" % ("overhead", "recording vs paused, same process (<=3%)", rec, paused, "pass" if ok else "FAIL"))
+print("%-22s %-44s %16.2f %16.2f  %s" % ("overhead", "recording vs untraced process (info)", rec, native, "info"))
+sys.exit(0 if ok else 1)
+PY
+echo "== table (case, check, got, want, result)"
+cat "$table"
+[ $fail = 0 ] && echo "tracker: all passed" || echo "tracker: FAILED"
+exit $fail

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tt_check.sh - the tracker path end to end: tt_prog under the recorder, then the
+# analyzer's figures at the peak and at the end against what tt_prog played.
+set -euo pipefail
+prog=$1 c10=$2 shim=$3 lib=$4 vt=$5 fake=$6 work=$7
+rm -rf "$work" && mkdir -p "$work"
+LD_LIBRARY_PATH=$fake LD_PRELOAD=$lib VRAMTRACE_OUTPUT=$work/t.vtrace "$prog" "$c10" "$shim" 2.11.0+cu130 0 play
+trace=$(ls "$work"/t.vtrace*)
+"$vt" report --json "$trace" > "$work/report.json"
+"$vt" report "$trace" > "$work/report.txt"
+"$vt" top --by category "$trace" >> "$work/report.txt"
+python3 - "$work/report.json" "$work/report.txt" <<'PY'
+import json, sys
+MiB = 1 << 20
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+d = [x for x in r["devices"] if x["device"] == 0][0]
+peak = {k["kind"]: k["bytes"] for k in d["by_kind"]}
+want = {"cuMemAlloc": 1 * MiB, "torch_block": 43 * MiB, "idle_in_segments": 25 * MiB}
+bad = []
+if d["peak_bytes"] != 69 * MiB: bad.append("peak %d, want %d" % (d["peak_bytes"], 69 * MiB))
+for k, v in want.items():
+    if peak.get(k, 0) != v: bad.append("at the peak %s %d, want %d" % (k, peak.get(k, 0), v))
+if sum(peak.values()) != d["peak_bytes"]: bad.append("kinds at the peak do not add up: %r" % peak)
+if "approximate" in text: bad.append("blocks counted as caching-allocator segments (approximate)")
+if d["categories"]["mode"] != "blocks": bad.append("mode %s, want blocks" % d["categories"]["mode"])
+if "allocator trace tracker" not in text: bad.append("the report does not say how the trace was made")
+print("peak by kind:", peak)
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+echo ok
