@@ -117,12 +117,14 @@ static void ooms(out *o, const vt_analysis *a, const vt_trace *t)
     site_text(a, oo->site, 3, s, sizeof s);
     char more[48] = "";
     if (rp->nooms > 1) snprintf(more, sizeof more, " (%zu OOMs; the first)", rp->nooms);
+    /* The asking line on a line of its own: behind the sizes it would be cut off. */
     if (oo->total_bytes)
-        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked, %s free; by %s", more, vt_units_time(tb, oo->time),
-             vt_units_size(b1, oo->size), vt_units_size(b2, oo->free_bytes), s);
+        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked, %s free; asked by", more, vt_units_time(tb, oo->time),
+             vt_units_size(b1, oo->size), vt_units_size(b2, oo->free_bytes));
     else
-        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked; by %s", more, vt_units_time(tb, oo->time),
-             vt_units_size(b1, oo->size), s);
+        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked; asked by", more, vt_units_time(tb, oo->time),
+             vt_units_size(b1, oo->size));
+    line(o, "vramtrace:     %s", s);
 }
 
 static void gap(out *o, const vt_trace *t, int dev)
