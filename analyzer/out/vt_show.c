@@ -91,6 +91,16 @@ static void user_lines(const vt_site *s, size_t max, slines *o)
                 add(o, NULL, &s->frames[i], "<- ", max);
         return;
     }
+    /* With the op known, the framework frames under it are its implementation, no answer
+     * for the reader (C++ templates): say where it ran instead when that is known. */
+    if (s->op && !has_py) {
+        for (uint32_t i = 0; i < s->nframes; i++)
+            if (s->frames[i].function && strstr(s->frames[i].function, "torch::autograd::Engine::")) {
+                add(o, "[backward, on autograd's thread: no Python frames]", NULL, "<- ", max);
+                break;
+            }
+        return;
+    }
     size_t before = o->n;
     for (uint32_t i = 0; i < s->nframes; i++) {
         const vt_site_frame *f = &s->frames[i];
@@ -130,6 +140,7 @@ static void site_lines(const vt_site *s, const vt_frames *fv, slines *o)
 static void show_line(FILE *f, const sline *l)
 {
     if (l->op) {
+        if (l->lead) fputs(l->lead, f);
         fputs(l->op, f);
         return;
     }

@@ -33,6 +33,11 @@ awk '/top sites at the peak/ { getline; getline; n = 3 } n > 0 { print; n-- }' r
 grep -q "aten::log_softmax" rep.site || say "report: the top site's first line is not the op: $(cat rep.site)"
 grep -qF "$want" rep.site || say "report: $want is not within the top site's first three lines: $(cat rep.site)"
 grep -q "framework frames" rep.out || say "report: the native frames are not folded into one line"
+# a backward op (autograd's thread, no Python frames): the op, then where it ran, no C++ frames
+grep -A2 "aten::_log_softmax_backward_data" rep.out > bwd.site
+grep -q "\[backward, on autograd's thread: no Python frames\]" bwd.site ||
+    say "report: the backward site does not say it ran on autograd's thread: $(cat bwd.site)"
+grep -q "at::" bwd.site && say "report: the backward site shows C++ frames: $(cat bwd.site)"
 # --frames all still shows the native frames, the allocator included
 "$vt" report --frames all t.vtrace > all.out 2>&1 || say "report --frames all failed"
 grep -q "DeviceCachingAllocator" all.out || say "--frames all does not show the allocator's frame"
@@ -41,10 +46,10 @@ grep -q "DeviceCachingAllocator" all.out || say "--frames all does not show the 
 grep -q '"class": "plumbing"' rep.json || say "JSON: no frame classed plumbing"
 grep -q '"class": "framework"' rep.json || say "JSON: no frame classed framework"
 grep -q '"op": "aten::log_softmax"' rep.json || say "JSON: no site op"
-# the driver pool: 88 MiB reserved at most, 32 MiB of it freed and kept
-"$vt" dump t.vtrace | grep -q "^pool .*reserved=92274688 used=58720256" ||
-    say "no pool sample of 88 MiB reserved, 56 MiB used: $("$vt" dump t.vtrace | grep '^pool')"
-grep -q "driver pools: 88.0 MiB reserved, of it 32.0 MiB freed and kept (pool slack)" rep.out ||
+# the driver pool: 92 MiB reserved at most, 32 MiB of it freed and kept
+"$vt" dump t.vtrace | grep -q "^pool .*reserved=96468992 used=62914560" ||
+    say "no pool sample of 92 MiB reserved, 60 MiB used: $("$vt" dump t.vtrace | grep '^pool')"
+grep -q "driver pools: 92.0 MiB reserved, of it 32.0 MiB freed and kept (pool slack)" rep.out ||
     say "report: no pool slack line"
 grep -q "pool slack" rep.out || say "report: no pool slack row"
 
