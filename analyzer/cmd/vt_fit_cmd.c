@@ -98,6 +98,15 @@ const char *vt_fit_setting(vt_am_kind k)
     }
 }
 
+/* The built-in rules' [cuda-libraries] section, or a --rules file's own section of that
+ * name (named FILE:cuda-libraries). */
+static int is_lib_section(const char *name)
+{
+    static const char lib[] = "cuda-libraries";
+    size_t n = strlen(name), k = sizeof lib - 1;
+    return n >= k && !strcmp(name + n - k, lib) && (n == k || name[n - k - 1] == ':');
+}
+
 /* ------------------------------------------------------------------------ *
  *  One trace
  * ------------------------------------------------------------------------ */
@@ -146,9 +155,13 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
         const vt_group *g = &rp->groups[i];
         if (g->device != dev || g->cls != VT_CLASS_DEVICE || ft->group_of_stack[g->stack_id]) continue;
         if (g->kind == VT_KIND_MEM_ALLOC_ASYNC) ft->split_async = 1;
-        /* what the CUDA libraries allocate for themselves (cuBLAS's handle workspaces:
-         * the rules' cuda-libraries section) is no framework allocator's either */
-        int lib = g->cat_how == VT_CAT_HOW_RULE && !strcmp(vt_cat_section_name(an, g->cat_rule), "cuda-libraries");
+        /* what the CUDA libraries allocate for themselves (cuBLAS's handle workspaces in
+         * plain CUDA C: the rules' cuda-libraries section) is no framework allocator's
+         * either; but a library workspace a framework asked its own allocator for
+         * (PyTorch's cuBLAS/cuBLASLt workspaces: cuMemAllocAsync under --per-tensor) sits
+         * in that allocator's blocks, and max_memory_allocated counts it */
+        int lib = g->cat_how == VT_CAT_HOW_RULE && g->kind != VT_KIND_MEM_ALLOC_ASYNC &&
+                  is_lib_section(vt_cat_section_name(an, g->cat_rule));
         ft->cat_of_stack[g->stack_id] = (uint8_t)(g->cat | (lib ? VT_FIT_OUTSIDE : 0));
         ft->group_of_stack[g->stack_id] = (uint32_t)i + 1;
     }
