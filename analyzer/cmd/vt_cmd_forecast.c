@@ -57,7 +57,6 @@ typedef struct {
     size_t nops, capops;
     vt_idmap live;      /* address -> alloc index + 1 (0: freed) */
     uint32_t *site_count;   /* per site (and nsites: no site), allocations */
-    uint32_t *outside_count;/* of which outside the allocator */
     size_t nsites;
     const vt_fit_trace *ft;
 } fc_run;
@@ -101,7 +100,6 @@ static int run_event(void *ctx, uint64_t key, const vt_fit_req *req)
     if (site >= r->nsites) site = (uint32_t)r->nsites;
     al->site = site;
     al->k = r->site_count[site]++;
-    r->outside_count[site] += req->outside;
     al->size = req->size;
     al->stream = req->stream;
     al->cat = req->cat;
@@ -229,7 +227,6 @@ static void run_free(fc_run *r)
     free(r->al);
     free(r->ops);
     free(r->site_count);
-    free(r->outside_count);
     vt_idmap_free(&r->live);
 }
 
@@ -308,7 +305,7 @@ int vt_cmd_forecast(int argc, char **argv)
     memset(runs, 0, sizeof runs);
     memset(ft, 0, sizeof ft);
     fc_fit *fits = NULL;
-    size_t nmatched = 0;
+    size_t nmatched = 0, nunmatched_sites = 0;
     rc = 2;
     for (int i = 0; i < nruns; i++) {
         vt_fit_opts one = fo;
@@ -319,8 +316,7 @@ int vt_cmd_forecast(int argc, char **argv)
         runs[i].ft = &ft[i];
         runs[i].nsites = an.sites.n;
         runs[i].site_count = calloc(an.sites.n + 1, sizeof *runs[i].site_count);
-        runs[i].outside_count = calloc(an.sites.n + 1, sizeof *runs[i].outside_count);
-        if (!runs[i].site_count || !runs[i].outside_count) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
+        if (!runs[i].site_count) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
         vt_fit_sink sink = { run_event, &runs[i] };
         char msg[300];
         int r = vt_fit_read(paths[i], ft[i].device, ft[i].cat_of_stack, ft[i].nstack, ft[i].split_async, &sink, msg,
@@ -328,31 +324,33 @@ int vt_cmd_forecast(int argc, char **argv)
         if (r < 0) { fprintf(stderr, "vramtrace: %s: %s\n", paths[i], msg); goto out; }
         /* r > 0: cut short; vt_analyze has said so already */
     }
-    /* match: the k-th allocation of a site in one run is the k-th in every other. A site
-     * whose count differs is left out only when all its allocations are outside the
-     * allocator (libraries' workspaces, whose number may follow their heuristics): they
-     * keep the first run's sizes. */
-    fc_run *tp = &runs[0];
+    /* match: the k-th allocation of a site in one run is the k-th in every other. The run
+     * at the largest value is the template (the program is synthesized from its
+     * allocations, in its order): forecasts mostly look beyond the runs, and there a
+     * program's shape is most like its largest run. A site whose count differs between
+     * runs (a library or kernel choosing its path by size: cuBLAS's heuristics, an
+     * attention backward that zero-fills only at some lengths) is left unmatched and
+     * keeps the template's sizes; the output says how many. When most of the template's
+     * allocations cannot be matched, the runs are not of one program. */
+    int tpi = 0;
+    for (int i = 1; i < nruns; i++) if (xs[i] > xs[tpi]) tpi = i;
+    fc_run *tp = &runs[tpi];
     size_t ns = an.sites.n + 1;
     uint8_t *ok = malloc(ns);
     uint32_t *start = calloc(ns + 1, sizeof *start);
     uint32_t **order = calloc((size_t)nruns, sizeof *order);
     fits = calloc(tp->nal ? tp->nal : 1, sizeof *fits);
     int oom = !ok || !start || !order || !fits;
+    size_t bad_site = SIZE_MAX;
+    int bad_run = 0;
     for (size_t st = 0; st < ns && !oom; st++) {
         ok[st] = 1;
-        for (int i = 1; i < nruns; i++) {
+        for (int i = 0; i < nruns; i++) {
             if (runs[i].site_count[st] == tp->site_count[st]) continue;
             ok[st] = 0;
-            if (tp->outside_count[st] == tp->site_count[st] && runs[i].outside_count[st] == runs[i].site_count[st])
-                continue;
-            fprintf(stderr, "vramtrace: runs cannot be matched: at %s=%g a site allocates %" PRIu32 " times, at %s=%g %" PRIu32
-                            " times (not the same program and steps?): ", knob, tp->x, tp->site_count[st], knob, runs[i].x,
-                    runs[i].site_count[st]);
-            if (st < an.sites.n) vt_show_site_inline(stderr, &an, (uint32_t)st, &(vt_frames){ VT_VIEW_USER, 0 }, 2);
-            else fprintf(stderr, "(no stack)\n");
-            free(ok); free(start); free(order);
-            goto out;
+            nunmatched_sites++;
+            if (bad_site == SIZE_MAX && tp->site_count[st]) { bad_site = st; bad_run = i; }
+            break;
         }
     }
     if (!oom)
@@ -371,7 +369,7 @@ int vt_cmd_forecast(int argc, char **argv)
         for (size_t pos = 0; pos < start[ns]; pos++) {
             double y[MAX_RUNS];
             for (int i = 0; i < nruns; i++) y[i] = (double)runs[i].al[order[i][pos]].size;
-            fit_sizes(xs, y, nruns, &fits[order[0][pos]]);
+            fit_sizes(xs, y, nruns, &fits[order[tpi][pos]]);
         }
     }
     for (int i = 0; i < nruns && order; i++) free(order[i]);
@@ -379,8 +377,18 @@ int vt_cmd_forecast(int argc, char **argv)
     free(start);
     free(ok);
     if (oom) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
+    if (2 * nmatched < tp->nal) {
+        fprintf(stderr, "vramtrace: runs cannot be matched: %zu of %zu allocations of %s=%g are in the other runs "
+                        "(not the same program and steps?); the first site that differs allocates %" PRIu32
+                        " times at %s=%g, %" PRIu32 " at %s=%g: ",
+                nmatched, tp->nal, knob, tp->x, bad_site < ns ? tp->site_count[bad_site] : 0, knob, tp->x,
+                bad_site < ns ? runs[bad_run].site_count[bad_site] : 0, knob, runs[bad_run].x);
+        if (bad_site < an.sites.n) vt_show_site_inline(stderr, &an, (uint32_t)bad_site, &(vt_frames){ VT_VIEW_USER, 0 }, 2);
+        else fprintf(stderr, "(no stack)\n");
+        goto out;
+    }
 
-    uint64_t ctx = fo.context_given ? fo.context : ft[0].context;
+    uint64_t ctx = fo.context_given ? fo.context : ft[tpi].context;
     /* the values to show: the runs', then --at */
     double show[MAX_RUNS + 8];
     int nshow = 0;
@@ -405,6 +413,8 @@ int vt_cmd_forecast(int argc, char **argv)
         vt_json_u64(&j, "context_bytes", ctx);
         vt_json_u64(&j, "allocations", tp->nal);
         vt_json_u64(&j, "allocations_matched", nmatched);
+        vt_json_f64(&j, "template_value", tp->x);
+        vt_json_u64(&j, "unmatched_sites", nunmatched_sites);
         vt_json_arr(&j, "values");
         for (int i = 0; i < nshow; i++) {
             vt_json_obj(&j, NULL);
@@ -433,9 +443,11 @@ int vt_cmd_forecast(int argc, char **argv)
         vt_json_end(&j);
         vt_json_finish(&j);
     } else {
-        printf("forecast over %s: %d runs, %zu of %zu allocations matched; allocator %s; context %s\n", knob, nruns,
-               nmatched, tp->nal,
-               vt_am_name(fo.kind), vt_units_size(b1, ctx));
+        printf("forecast over %s: %d runs, %zu of %zu allocations of %s=%g matched; allocator %s; context %s\n", knob,
+               nruns, nmatched, tp->nal, knob, tp->x, vt_am_name(fo.kind), vt_units_size(b1, ctx));
+        if (nunmatched_sites)
+            printf("  %zu site%s allocate%s a different number of times from run to run: %s=%g's sizes kept\n",
+                   nunmatched_sites, nunmatched_sites == 1 ? "" : "s", nunmatched_sites == 1 ? "s" : "", knob, tp->x);
         printf("  largest %s that fits:", knob);
         for (int i = 0; i < fo.nmem; i++)
             printf("%s %s -> %" PRId64, i ? "," : "", vt_units_size(b1, fo.mem[i]), best[i]);

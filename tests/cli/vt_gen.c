@@ -878,7 +878,8 @@ int main(int argc, char **argv)
     else if (!strcmp(s, "truncated") || !strcmp(s, "corrupt-magic") || !strcmp(s, "corrupt-zstd") ||
              !strcmp(s, "notrailer") || !strcmp(s, "header-cut") || !strcmp(s, "version2"))
         gen_damaged(p, s);
-    else if (!strncmp(s, "train-", 6)) { void vt_gen_train(const char *, unsigned); vt_gen_train(p, (unsigned)atoi(s + 6)); }
+    else if (!strncmp(s, "train-", 6)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 6), 0); }
+    else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
@@ -892,9 +893,11 @@ int main(int argc, char **argv)
  * two steps of a forward pass keeping five activations of batch x 1.5 MiB + 4 KiB with a
  * batch x 256 KiB temporary after each, a backward pass freeing them in reverse, the
  * gradients and two optimizer states made in the first step and kept. NVML says the
- * process holds 300 MiB more than the live tensors (the context). */
-void vt_gen_train(const char *path, unsigned batch);
-void vt_gen_train(const char *path, unsigned batch)
+ * process holds 300 MiB more than the live tensors (the context).
+ * trainz-BATCH: the same, but below batch 16 each temporary is two of half the size (a
+ * kernel choosing its path by size): that site's count differs between batches. */
+void vt_gen_train(const char *path, unsigned batch, int split);
+void vt_gen_train(const char *path, unsigned batch, int split)
 {
     begin_simple(path, 1100 + batch, argv_train, sizeof argv_train);
     preamble();
@@ -912,8 +915,16 @@ void vt_gen_train(const char *path, unsigned batch)
     for (int step = 0; step < 2; step++) {
         for (int i = 0; i < 5; i++) {
             TR_ALLOC(act[i], asz, a);
-            TR_ALLOC(tmp, tsz, ws);
-            TR_FREE(tmp, tsz);
+            if (split && batch < 16) {
+                uint64_t tmp2;
+                TR_ALLOC(tmp, tsz / 2, ws);
+                TR_ALLOC(tmp2, tsz / 2, ws);
+                TR_FREE(tmp2, tsz / 2);
+                TR_FREE(tmp, tsz / 2);
+            } else {
+                TR_ALLOC(tmp, tsz, ws);
+                TR_FREE(tmp, tsz);
+            }
         }
         at(t * MS); nvml(0, 300 * MiB + live + 1, 300 * MiB + live, 80 * GiB);
         for (int i = 4; i >= 0; i--) {
