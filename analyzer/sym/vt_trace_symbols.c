@@ -86,7 +86,14 @@ int vt_trace_symbols_write(const char *path, vt_trace_symbols_stats *st, char *m
     vt_rec r;
     while (vt_reader_next(&rd, &r)) {
         if (r.type == VT_REC_MODULE) {
-            vt_sym_add_module(sym, r.str_len ? r.str : "", r.addr, r.size, r.bytes, r.bytes_len);
+            /* the record's path points into the chunk and is not NUL-terminated */
+            char *mpath = strndup(r.str_len ? r.str : "", r.str_len);
+            if (!mpath || vt_sym_add_module(sym, mpath, r.addr, r.size, r.bytes, r.bytes_len)) {
+                free(mpath);
+                snprintf(msg, msglen, "out of memory");
+                goto out;
+            }
+            free(mpath);
         } else if (r.type == VT_REC_STACK && r.kind == VT_FRAME_NATIVE && r.addr) {
             if (vt_idmap_get(&ips, r.addr)) continue;
             if (nlist == cap) {

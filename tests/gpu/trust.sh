@@ -8,7 +8,8 @@
 #             (their sizes counted in `vramtrace dump`), and it is mode 0600
 #   threads   16 Python threads x 5000 tensor alloc/free pairs under --per-tensor:
 #             `report` says lost 0, and at least 80000 allocations
-#   closefds  500 tensors, os.closerange(3, 65536) (close_range/closefrom), 500 more, the
+#   closefds  os.closerange(3, 65536) first (close_range/closefrom: the recorder's trace fd
+#             among them; CUDA's own fds would break CUDA if closed later), 1000 tensors, the
 #             script's own file written after: the file holds only the script's line, the
 #             trace all 1000 tensors, and `report` reads it without "ends early"
 # Prints one PASS/FAIL line per check; results and logs under $OUT/trust.
@@ -63,10 +64,11 @@ closefds() {
   local t=$W/closefds.vtrace own=$W/own.txt
   rm -f "$t"* "$own"
   "$VT" run --per-tensor --no-summary -o "$t" -- $PY - "$own" > "$OUT/trust/closefds.out" 2> "$OUT/trust/closefds.err" <<'PYEOF' || bad "closefds: the script failed"
-import os, sys, torch
+import os, sys
+os.closerange(3, 65536)  # as a daemon does, before CUDA (after, it would close the driver's own fds)
+import torch
 a = [torch.empty(2097152 + i * 512, dtype=torch.uint8, device="cuda") for i in range(500)]
 torch.cuda.synchronize()
-os.closerange(3, 65536)
 b = [torch.empty(2097152 + (500 + i) * 512, dtype=torch.uint8, device="cuda") for i in range(500)]
 torch.cuda.synchronize()
 with open(sys.argv[1], "w") as f:
