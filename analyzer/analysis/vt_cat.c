@@ -202,6 +202,15 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cat = (uint8_t)inf;
                 g->cat_how = VT_CAT_HOW_INFERRED;
             }
+            /* An activation recomputed in a backward lives only until the ops that need
+             * it have run, as a temporary does; it is still an activation, the one the
+             * checkpoint did not keep (docs/categories.md, "Activation checkpointing"). */
+            if (m.recompute == 1 && g->cls == VT_CLASS_DEVICE && g->kind != VT_GROUP_IDLE && g->cat_how != VT_CAT_HOW_ANNOTATED &&
+                !(g->cat_flags & VT_CATF_CACHE)) {
+                g->cat = VT_CAT_ACTIVATIONS;
+                g->cat_how = VT_CAT_HOW_RULE;
+                g->cat_flags |= VT_CATF_RECOMPUTED;
+            }
             if (debug) debug_group(a, ti, gi, g, &m, t->cat);
         }
     }
@@ -259,6 +268,7 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             if (g->cat_how == VT_CAT_HOW_RULE) r->rule_bytes += b;
             else if (g->cat_how == VT_CAT_HOW_INFERRED) r->inferred_bytes += b;
             else if (g->cat_how == VT_CAT_HOW_ANNOTATED) r->annotated_bytes += b;
+            if (g->cat_flags & VT_CATF_RECOMPUTED) r->recomputed_bytes += b;
             r->nallocs += g->nallocs;
             r->total_bytes += g->total_bytes;
             out->total += b;

@@ -46,6 +46,9 @@ int vt_cat_parse(const char *name);
 /* vt_group.cat_flags */
 #define VT_CATF_CACHE    1u  /* segments of a framework's caching allocator (a `cache` rule) */
 #define VT_CATF_NARROWED 2u  /* a rule allowed several categories; lifetimes chose */
+/* made again in a backward by activation checkpointing (a `recomputed` rule):
+ * activations, whatever lifetimes say */
+#define VT_CATF_RECOMPUTED 4u
 
 /* ------------------------------------------------------------------------ *
  *  Options (commands fill them; vt_analyze applies them)
@@ -104,6 +107,7 @@ typedef struct vt_cat_trace {
 typedef struct {
     uint64_t bytes, count;          /* at the moment asked */
     uint64_t rule_bytes, inferred_bytes, annotated_bytes;
+    uint64_t recomputed_bytes;      /* of bytes: VT_CATF_RECOMPUTED */
     uint64_t nallocs, total_bytes;  /* over the whole trace */
 } vt_cat_row;
 

@@ -36,6 +36,7 @@ typedef struct {
 
 typedef struct {
     uint8_t is_cache;
+    uint8_t recompute;      /* a `recomputed` (1) or `-recomputed` (2) rule: it decides no category */
     uint8_t fclass;         /* a `class:NAME` rule: vt_fclass + 1; it decides no category */
     uint8_t cat, ncats;
     uint16_t allowed;
@@ -233,6 +234,10 @@ static int parse_cats(rule *ru, const char *tok)
     }
     if (!strcmp(tok, "cache")) {
         ru->is_cache = 1;
+        return 0;
+    }
+    if (!strcmp(tok, "recomputed") || !strcmp(tok, "-recomputed")) {
+        ru->recompute = tok[0] == '-' ? 2 : 1;
         return 0;
     }
     const char *s = tok;
@@ -732,9 +737,10 @@ static void frame_rules(vt_rules *r, const vt_site_frame *f, unsigned kind, int 
         size_t k = cx ? r->cand[cx->first + j] : j;
         rule *ru = &r->rules[k];
         if (!ru->frame_conds || ru->fclass) continue;
-        if (ru->is_cache ? *cache_rule >= 0 : *cat_rule >= 0) continue;
+        int mod = ru->is_cache || ru->recompute;
+        if (mod ? *cache_rule >= 0 : *cat_rule >= 0) continue;
         if ((cx || rule_part(ru, f, kind, 0)) && rule_part(ru, f, kind, 1)) {
-            if (ru->is_cache) *cache_rule = (int)k;
+            if (mod) *cache_rule = (int)k;
             else *cat_rule = (int)k;
         }
     }
@@ -779,7 +785,7 @@ void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_
         if (!m->matched) {
             for (size_t k = 0; k < r->n; k++) {
                 const rule *ru = &r->rules[k];
-                if (ru->frame_conds || !rule_call(ru, kind)) continue;
+                if (ru->frame_conds || ru->recompute || !rule_call(ru, kind)) continue;
                 if (ru->is_cache) {
                     if (!m->cache) { m->cache = 1; m->cache_section = ru->section ? (uint16_t)(r->base + ru->section) : 0; }
                 } else {
@@ -789,10 +795,14 @@ void vt_rules_match_site(vt_rules *r, const vt_site *s, unsigned kind, vt_rules_
             }
         }
         for (uint32_t i = 0; i < (s ? s->nframes : 0); i++) {
-            if (m->matched && m->cache) break;
+            if (m->matched && m->cache && m->recompute) break;
             int cr, kr;
             frame_rules(r, &s->frames[i], kind, &cr, &kr);
-            if (kr >= 0 && !m->cache) {
+            /* modifiers: the innermost frame a `cache` rule matches, and the innermost
+             * one a `recomputed` or `-recomputed` rule matches, decide */
+            if (kr >= 0 && r->rules[kr].recompute) {
+                if (!m->recompute) m->recompute = r->rules[kr].recompute;
+            } else if (kr >= 0 && !m->cache) {
                 const rule *ru = &r->rules[kr];
                 m->cache = 1;
                 m->cache_section = ru->section ? (uint16_t)(r->base + ru->section) : 0;

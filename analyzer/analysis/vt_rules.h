@@ -27,6 +27,9 @@ typedef struct {
     int      frame;         /* index of the frame it matched, -1: no frame condition */
     int      cache;         /* a `cache` rule matched some frame */
     uint16_t cache_section;
+    int      recompute;     /* the innermost frame a `recomputed` rule (1) or a `-recomputed`
+                             * rule (2) matched; 0: none. Recomputed: made again in a backward
+                             * by activation checkpointing */
 } vt_rules_match;
 
 /* Parses rules from text. `origin` names the source in messages and in section names

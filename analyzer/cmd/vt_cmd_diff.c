@@ -225,6 +225,10 @@ int vt_cmd_diff(int argc, char **argv)
             else vt_json_null(&j, "ratio");
             vt_json_str(&j, "base_how", vt_cat_how_text(rb));
             vt_json_str(&j, "new_how", vt_cat_how_text(rn));
+            if (rb->recomputed_bytes || rn->recomputed_bytes) {
+                vt_json_u64(&j, "base_recomputed_bytes", rb->recomputed_bytes);
+                vt_json_u64(&j, "new_recomputed_bytes", rn->recomputed_bytes);
+            }
             vt_json_end(&j);
         }
         vt_json_end(&j);
@@ -281,6 +285,11 @@ int vt_cmd_diff(int argc, char **argv)
             printf("    %10s   %10s   %10s  %8s  %-16s  %s, %s\n", vt_units_size(b1, rb->bytes),
                    vt_units_size(b2, rn->bytes), vt_units_size_delta(b3, r.delta), rb_,
                    vt_cat_name((vt_cat)c), hb ? hb : "-", hn ? hn : "-");
+            if (rb->recomputed_bytes || rn->recomputed_bytes)
+                printf("    %10s   %10s   %10s  %8s    %-14s  made again in a backward (checkpointing)\n",
+                       vt_units_size(b1, rb->recomputed_bytes), vt_units_size(b2, rn->recomputed_bytes),
+                       vt_units_size_delta(b3, (int64_t)(rn->recomputed_bytes - rb->recomputed_bytes)), "",
+                       "recomputed");
         }
         if (vt_cat_caching(&cs[0]) || vt_cat_caching(&cs[1]))
             printf("    approximate: caching-allocator segments, each in the category of what first grew it "

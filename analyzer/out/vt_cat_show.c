@@ -65,6 +65,9 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
         if (r->rule_bytes) { printf("%srule%s%s%s", sep, secb[0] ? " [" : "", secb, secb[0] ? "]" : ""); sep = " + "; }
         if (r->inferred_bytes) printf("%slifetimes", sep);
         printf("\n");
+        if (r->recomputed_bytes)
+            printf("    %10s  %6.1f%%  %7s    %-14s  of them made again in a backward (activation checkpointing)\n",
+                   vt_units_size(b1, r->recomputed_bytes), pct(r->recomputed_bytes, whole), "", "recomputed");
     }
     if (s.blocks)
         printf("    %10s  %6.1f%%  %7s  %-16s  PyTorch's segments, holding no tensor (reserved)\n",
@@ -119,6 +122,7 @@ void vt_cat_show_json_rows(vt_json *j, const char *key, const vt_analysis *a, co
         vt_json_u64(j, "rule_bytes", r->rule_bytes);
         vt_json_u64(j, "inferred_bytes", r->inferred_bytes);
         if (r->annotated_bytes) vt_json_u64(j, "annotated_bytes", r->annotated_bytes);
+        if (r->recomputed_bytes) vt_json_u64(j, "recomputed_bytes", r->recomputed_bytes);
         vt_json_end(j);
     }
     vt_json_end(j);
@@ -225,6 +229,9 @@ void vt_cat_show_top_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
         printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  %-16s  %s\n", vt_units_size(b1, r->bytes),
                pct(r->bytes, whole), r->count, r->nallocs, vt_units_size(b2, r->total_bytes),
                vt_cat_name((vt_cat)order[i]), how_words(vt_cat_how_text(r)));
+        if (r->recomputed_bytes)
+            printf("    %10s  %6.1f%%  %7s  %7s  %10s    %-14s  made again in a backward (checkpointing)\n",
+                   vt_units_size(b1, r->recomputed_bytes), pct(r->recomputed_bytes, whole), "", "", "", "recomputed");
     }
     if ((uint64_t)n > top) printf("    ... %d more\n", n - (int)top);
     if (vt_cat_caching(&s))
@@ -249,6 +256,7 @@ void vt_cat_show_top_json(vt_json *j, const char *key, const vt_analysis *a, con
         vt_json_u64(j, "count", r->nallocs);
         vt_json_u64(j, "total_bytes", r->total_bytes);
         vt_json_str(j, "how", vt_cat_how_text(r));
+        if (r->recomputed_bytes) vt_json_u64(j, "recomputed_bytes", r->recomputed_bytes);
         vt_json_end(j);
     }
     vt_json_end(j);

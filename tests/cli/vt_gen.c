@@ -880,6 +880,7 @@ int main(int argc, char **argv)
         gen_damaged(p, s);
     else if (!strncmp(s, "train-", 6)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 6), 0); }
     else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
+    else if (!strcmp(s, "ckpt-0") || !strcmp(s, "ckpt-1")) { void vt_gen_ckpt(const char *, int); vt_gen_ckpt(p, s[5] == '1'); }
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
@@ -961,6 +962,102 @@ void vt_gen_marks(const char *path)
     at(10 * MS + MS / 2);
     mark("done");
     at(11 * MS);
+    trailer(1);
+    end();
+}
+
+/* ckpt-0, ckpt-1: two steps of a four-layer model in Python, every tensor through
+ * cuMemAllocAsync, without (0) and with (1) activation checkpointing as PyTorch's
+ * reentrant checkpoint does it. Forward: each layer keeps an activation of 8 MiB (with
+ * checkpointing only the layer's 1 MiB output is kept; the 8 MiB are freed at once, made
+ * under checkpoint.py's forward). Backward, from the last layer: with checkpointing the
+ * layer's forward runs again under CheckpointFunction.backward (8 MiB, recomputed), then
+ * its nested backward (torch/autograd) makes a 2 MiB input gradient; the 8 MiB go after
+ * it (without checkpointing, under loss.backward()). Weights 4 x 4 MiB, their gradients
+ * made in the first backward and kept. */
+void vt_gen_ckpt(const char *path, int ckpt);
+void vt_gen_ckpt(const char *path, int ckpt)
+{
+    static const char argv_py[] = "python\0train.py";
+    begin_simple(path, 1200 + ckpt, argv_py, sizeof argv_py);
+    preamble();
+    string_(1, "train.py");
+    string_(2, "<module>");
+    string_(3, "/usr/lib/python3/dist-packages/torch/nn/modules/module.py");
+    string_(4, "Module._call_impl");
+    string_(5, "model.py");
+    string_(6, "Block.forward");
+    string_(7, "/usr/lib/python3/dist-packages/torch/utils/checkpoint.py");
+    string_(8, "CheckpointFunction.forward");
+    string_(9, "CheckpointFunction.backward");
+    string_(10, "/usr/lib/python3/dist-packages/torch/autograd/__init__.py");
+    string_(11, "backward");
+    string_(12, "/usr/lib/python3/dist-packages/torch/autograd/function.py");
+    string_(13, "BackwardCFunction.apply");
+    string_(14, "Model.__init__");
+    vt_rec pf[8] = {
+        { .type = VT_REC_PYFRAME, .id = 1, .aux0 = 1, .aux1 = 2, .line = 30 },   /* train.py step */
+        { .type = VT_REC_PYFRAME, .id = 2, .aux0 = 3, .aux1 = 4, .line = 1790 }, /* module call */
+        { .type = VT_REC_PYFRAME, .id = 3, .aux0 = 5, .aux1 = 6, .line = 12 },   /* the layer */
+        { .type = VT_REC_PYFRAME, .id = 4, .aux0 = 7, .aux1 = 8, .line = 260 },  /* checkpoint fwd */
+        { .type = VT_REC_PYFRAME, .id = 5, .aux0 = 7, .aux1 = 9, .line = 320 },  /* checkpoint bwd */
+        { .type = VT_REC_PYFRAME, .id = 6, .aux0 = 10, .aux1 = 11, .line = 353 }, /* nested backward */
+        { .type = VT_REC_PYFRAME, .id = 7, .aux0 = 12, .aux1 = 13, .line = 307 }, /* engine -> Python */
+        { .type = VT_REC_PYFRAME, .id = 8, .aux0 = 5, .aux1 = 14, .line = 5 },   /* model init */
+    };
+    for (int i = 0; i < 8; i++) emit(&pf[i]);
+    /* stacks: plumbing frames, then Python frames innermost first */
+    const frame f_w[2] = { { VT_FRAME_PYTHON, 8 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_fwd[3] = { { VT_FRAME_PYTHON, 3 }, { VT_FRAME_PYTHON, 2 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_ckfwd[4] = { { VT_FRAME_PYTHON, 3 }, { VT_FRAME_PYTHON, 4 }, { VT_FRAME_PYTHON, 2 },
+                               { VT_FRAME_PYTHON, 1 } };
+    const frame f_out[2] = { { VT_FRAME_PYTHON, 4 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_re[4] = { { VT_FRAME_PYTHON, 3 }, { VT_FRAME_PYTHON, 2 }, { VT_FRAME_PYTHON, 5 },
+                            { VT_FRAME_PYTHON, 7 } };
+    const frame f_gin[3] = { { VT_FRAME_PYTHON, 6 }, { VT_FRAME_PYTHON, 5 }, { VT_FRAME_PYTHON, 7 } };
+    const frame f_grad[1] = { { VT_FRAME_PYTHON, 7 } };
+    const frame f_gin0[2] = { { VT_FRAME_PYTHON, 6 }, { VT_FRAME_PYTHON, 1 } };
+    uint32_t sw, sfwd, sckf, sout, sre, sgin, sgrad, sgin0;
+#define CKPT_STACK(var, fr) do { python_mode = 1; cudart_vtgen_malloc(vt_gen_capture, NULL); python_mode = 0; \
+        var = stack_of_capture(fr, (int)(sizeof fr / sizeof fr[0])); } while (0)
+    CKPT_STACK(sw, f_w);
+    CKPT_STACK(sfwd, f_fwd);
+    CKPT_STACK(sckf, f_ckfwd);
+    CKPT_STACK(sout, f_out);
+    CKPT_STACK(sre, f_re);
+    CKPT_STACK(sgin, f_gin);
+    CKPT_STACK(sgrad, f_grad);
+    CKPT_STACK(sgin0, f_gin0);
+#undef CKPT_STACK
+    uint64_t t = 1, next = A0;
+#define CK_ALLOC(addr, size, st) do { at(t++ * MS); addr = next; next += 1ull << 32; \
+        alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, st); } while (0)
+#define CK_FREE(addr) do { at(t++ * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, addr); } while (0)
+    uint64_t w[4], g[4], act[4], out[4], re, gin;
+    for (int i = 0; i < 4; i++) CK_ALLOC(w[i], 4 * MiB, sw);
+    for (int step = 0; step < 2; step++) {
+        for (int i = 0; i < 4; i++) {
+            if (ckpt) {
+                CK_ALLOC(act[i], 8 * MiB, sckf);
+                CK_ALLOC(out[i], 1 * MiB, sout);
+                CK_FREE(act[i]);
+            } else {
+                CK_ALLOC(act[i], 8 * MiB, sfwd);
+            }
+        }
+        for (int i = 3; i >= 0; i--) {
+            if (ckpt) CK_ALLOC(re, 8 * MiB, sre);
+            CK_ALLOC(gin, 2 * MiB, ckpt ? sgin : sgin0);
+            if (step == 0) CK_ALLOC(g[i], 4 * MiB, sgrad);
+            if (ckpt) { CK_FREE(re); CK_FREE(out[i]); }
+            else CK_FREE(act[i]);
+            CK_FREE(gin);
+        }
+    }
+#undef CK_ALLOC
+#undef CK_FREE
+    (void)w; (void)g;
+    at(t * MS);
     trailer(1);
     end();
 }
