@@ -7,6 +7,7 @@
 #include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_progress.h"
+#include "vt_replay_read.h"
 
 #include <inttypes.h>
 #include <stdio.h>

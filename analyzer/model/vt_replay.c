@@ -2,7 +2,6 @@
 /* vt_replay.c - the live-set model (see vt_replay.h for the peak algorithm). */
 #include "vt_replay.h"
 #include "vt_layer.h"
-#include "vt_reader.h"
 #include "vt_ctrl.h"
 
 #include <stdlib.h>
@@ -1292,21 +1291,6 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
     }
     rp->st.by_type[VT_REC_ALLOC] += nalloc;
     rp->st.by_type[VT_REC_FREE] += n - nalloc;
-}
-
-void vt_replay_read(vt_replay *rp, vt_reader *rd)
-{
-    const vt_ev *ev;
-    vt_rec rec;
-    for (;;) {
-        size_t n = vt_reader_events(rd, &ev);
-        if (n) {
-            vt_replay_events(rp, ev, n);
-            continue;
-        }
-        if (!vt_reader_next(rd, &rec)) break;
-        vt_replay_rec(rp, &rec);
-    }
 }
 
 /* ------------------------------------------------------------------------ *

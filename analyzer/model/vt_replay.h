@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 #include "vt_cat_life.h"
+#include "vt_codec.h"
 #include "vt_format.h"
 #include "vt_live.h"
-#include "vt_reader.h"
 #include "vt_table.h"
 
 #define VT_NDEV        129  /* device -1..127 -> slot 0..128 */
@@ -325,12 +325,9 @@ void vt_replay_free(vt_replay *rp);
 /* Applies one record. */
 void vt_replay_rec(vt_replay *rp, const vt_rec *r);
 
-/* Applies a run of ALLOC and FREE records (vt_reader_events): the same as
+/* Applies a run of ALLOC and FREE records (vt_ev, vt_codec.h): the same as
  * vt_replay_rec on each, faster. */
 void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n);
-
-/* Applies every record rd has left, through the fast path where it can. */
-void vt_replay_read(vt_replay *rp, vt_reader *rd);
 
 /* Settles the lazily kept peak values (call once, after the last record). Trackers
  * shared between replays (global, merged) must be final, i.e. all replays done. Frees
