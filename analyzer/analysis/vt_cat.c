@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* vt_cat.c - categories: names, the decision per group (rules, then lifetimes), sums. */
+/* vt_cat.c - categories: the decision per group (rules, then lifetimes), sums. */
 #include "vt_cat.h"
 #include "vt_rules.h"
 
@@ -13,23 +13,6 @@ _Static_assert(VT_ROLE_WEIGHTS - 1 == VT_CAT_WEIGHTS && VT_ROLE_ACTIVATIONS - 1 
                VT_ROLE_WORKSPACE - 1 == VT_CAT_WORKSPACE && VT_ROLE_TEMPORARY - 1 == VT_CAT_TEMPORARY,
                "roles are the first categories, in order");
 
-static const char *const cat_names[VT_CAT_N] = {
-    "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
-    "host_pinned", "other"
-};
-
-const char *vt_cat_name(vt_cat c)
-{
-    return (unsigned)c < VT_CAT_N ? cat_names[c] : "other";
-}
-
-int vt_cat_parse(const char *name)
-{
-    for (int i = 0; i < VT_CAT_N; i++)
-        if (!strcmp(name, cat_names[i])) return i;
-    return -1;
-}
-
 const char *vt_cat_how_text(const vt_cat_row *r)
 {
     if (!r->bytes) return NULL;
@@ -38,26 +21,6 @@ const char *vt_cat_how_text(const vt_cat_row *r)
     if (r->inferred_bytes == r->bytes) return "inferred";
     if (r->annotated_bytes == r->bytes) return "annotated";
     return "mixed";
-}
-
-/* ------------------------------------------------------------------------ *
- *  Options
- * ------------------------------------------------------------------------ */
-int vt_cat_wanted(const vt_cat_opts *o)
-{
-    if (o && o->off) return 0;
-    const char *e = getenv("VRAMTRACE_NO_CATEGORIES");
-    return !(e && *e && strcmp(e, "0"));
-}
-
-int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
-{
-    if (o->nrules == VT_CAT_MAX_RULES) {
-        fprintf(stderr, "vramtrace: too many --rules files (at most %d)\n", VT_CAT_MAX_RULES);
-        return -1;
-    }
-    o->rules[o->nrules++] = path;
-    return 0;
 }
 
 /* Appends r (just loaded) to *chain; r NULL: says why (err, after what) and frees the
