@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* vt_export.h - what the pictures and the interchange formats share: the groups that
- * make up the selected memory with their weights, a call tree of their sites, frame
+/* vt_export.h - what the pictures and the interchange formats share: a call tree of
+ * the sites of the selected memory (its groups and their weights: vt_eset.h), frame
  * labels, and the writers of each format (docs/pictures.md). */
 #ifndef VT_EXPORT_H
 #define VT_EXPORT_H
@@ -9,43 +9,7 @@
 #include <stdio.h>
 
 #include "vt_analyze.h"
-
-/* ------------------------------------------------------------------------ *
- *  Weights
- * ------------------------------------------------------------------------ */
-typedef enum {
-    VT_WHAT_PEAK = 0,     /* bytes live at the peak of the selected memory */
-    VT_WHAT_ALLOCATED,    /* bytes allocated over the whole trace */
-    VT_WHAT_LEAKED        /* bytes still live at the end */
-} vt_what;
-
-const char *vt_what_name(vt_what w);          /* "peak", "allocated", "leaked" */
-int vt_what_parse(const char *s);             /* -1 when unknown */
-
-typedef struct {
-    const vt_group *g;
-    int ti;                 /* trace index */
-    int k;                  /* index of the selected tracker among g's */
-} vt_egroup;
-
-/* The groups of trace 0 that feed the selected memory (device memory of one device
- * or of all devices), and their sums. */
-typedef struct {
-    const vt_analysis *a;
-    int device;
-    const vt_tracker *tk;
-    vt_egroup *g;
-    size_t n;
-    uint64_t sum[3];        /* per vt_what: sum[VT_WHAT_PEAK] == tk->peak */
-} vt_eset;
-
-/* Returns 0, or prints one line and returns 2. */
-int vt_eset_init(vt_eset *e, const vt_analysis *a, int device);
-void vt_eset_free(vt_eset *e);
-uint64_t vt_egroup_bytes(const vt_eset *e, const vt_egroup *g, vt_what w);
-uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w);
-/* "device 0 (NVIDIA H200)" or "all devices" */
-const char *vt_eset_label(const vt_eset *e, char *buf, size_t n);
+#include "vt_eset.h"
 
 /* ------------------------------------------------------------------------ *
  *  Frame labels

@@ -20,22 +20,6 @@
 /* ------------------------------------------------------------------------ *
  *  Selection
  * ------------------------------------------------------------------------ */
-const vt_tracker *vt_series_tracker(const vt_analysis *a, int device)
-{
-    if (device == VT_ALL_DEVICES) return &a->global;
-    const vt_device *d = a->n ? vt_replay_device(a->t[0].rp, device) : NULL;
-    return d ? &d->dev : NULL;
-}
-
-int vt_series_group_tk(const vt_analysis *a, const vt_group *g, int device)
-{
-    const vt_tracker *tk = vt_series_tracker(a, device);
-    if (!tk || g->cls != VT_CLASS_DEVICE) return -1;
-    for (unsigned k = 0; k < g->ntk; k++)
-        if (g->tk[k] == tk) return (int)k;
-    return -1;
-}
-
 vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g)
 {
     /* vt_analyze decided it (vt_cat_assign) and left it in the group */
