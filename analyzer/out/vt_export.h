@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* vt_export.h - what the pictures and the interchange formats share: a call tree of
- * the sites of the selected memory (its groups and their weights: vt_eset.h), frame
- * labels, and the writers of each format (docs/pictures.md). */
+/* vt_export.h - the writers of each interchange format and what they share with the
+ * pictures: the selected memory (vt_eset.h), the call tree of its sites (vt_ftree.h),
+ * frame labels (vt_frame_label.h), output helpers (docs/pictures.md). */
 #ifndef VT_EXPORT_H
 #define VT_EXPORT_H
 
@@ -10,48 +10,8 @@
 
 #include "vt_analyze.h"
 #include "vt_eset.h"
-
-/* ------------------------------------------------------------------------ *
- *  Frame labels
- * ------------------------------------------------------------------------ */
-/* The text of a frame in a flame graph or a folded stack: the function; Python frames
- * add "(file:line)" since many Python functions share a name ("forward"); scopes
- * (NVTX ranges, layers) are "[name]". ';' and newlines become ':' and ' '. */
-const char *vt_export_frame_label(const vt_site_frame *f, char *buf, size_t n);
-
-/* ------------------------------------------------------------------------ *
- *  Call tree of the sites: the root is all the selected memory, then outermost
- *  frame first, down to the innermost frame of each site.
- * ------------------------------------------------------------------------ */
-typedef struct {
-    uint32_t name;          /* label id in vt_ftree.names */
-    uint32_t parent;        /* UINT32_MAX for the root */
-    uint32_t child, next;   /* first child, next sibling (UINT32_MAX: none) */
-    uint32_t depth;
-    uint8_t  kind;          /* vt_frame_kind; 255 for the root */
-    uint64_t value;         /* bytes of this node and all below it */
-} vt_fnode;
-
-typedef struct {
-    vt_fnode *n;            /* n[0] is the root */
-    size_t nn, cap;
-    vt_strtab names;        /* labels */
-    uint32_t *detail;       /* label id -> details id in `details` ("file:line [module]") */
-    size_t detail_cap;
-    vt_strtab details;
-    vt_idmap child_ix;      /* parent << 32 | label -> node */
-    uint32_t max_depth;
-} vt_ftree;
-
-/* Builds the tree of weights w; children are sorted largest first. native = 0: a site
- * with Python frames shows them (and scopes) alone, its op as their leaf (memray's
- * default); a site without drops its interpreter and plumbing frames (vt_sites.h's
- * classes). native = 1: every frame. 0, or -1 when out of memory. */
-int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label, int native);
-void vt_ftree_free(vt_ftree *t);
-/* Visits the nodes in preorder (children largest first); stops when fn returns
- * nonzero and returns that. */
-int vt_ftree_walk(const vt_ftree *t, int (*fn)(const vt_ftree *t, uint32_t node, void *ctx), void *ctx);
+#include "vt_frame_label.h"
+#include "vt_ftree.h"
 
 /* ------------------------------------------------------------------------ *
  *  Writers. Each returns 0, or 2 after printing one line.
