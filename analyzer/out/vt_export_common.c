@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_export_common.c - output: JSON strings, files, options, names. */
-#include "vt_export.h"
+#include "vt_export_common.h"
+#include "vt_eset.h"
 
 #include <errno.h>
 #include <stdlib.h>
