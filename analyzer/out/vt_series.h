@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vt_analyze.h"
-#include "vt_cat.h"
+#include "vt_cat_list.h"
 #include "vt_eset.h"
+#include "vt_rows.h"
 
 #define VT_SERIES_MAX  64
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vt_analyze.h"
+#include "vt_rows.h"
 #include "vt_json.h"
 
 #define VT_SHOW_FRAMES 5   /* lines of a site printed in text output by default */
