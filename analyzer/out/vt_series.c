@@ -538,3 +538,28 @@ void vt_series_free(vt_series *s)
     free(s->at_min);
     memset(s, 0, sizeof *s);
 }
+
+/* ------------------------------------------------------------------------ *
+ *  Colours
+ * ------------------------------------------------------------------------ */
+const char *vt_html_series_color(const vt_series *s, size_t i)
+{
+    /* categories: one fixed colour each, so every report reads alike */
+    static const char *const cat[VT_CAT_N] = {
+        "#4e79a7", /* weights: blue */
+        "#f28e2b", /* activations: orange */
+        "#59a14f", /* gradients: green */
+        "#b07aa1", /* optimizer_state: purple */
+        "#edc948", /* workspace: yellow */
+        "#ff9da7", /* temporary: pink */
+        "#76b7b2", /* host_pinned: teal */
+        "#bab0ac", /* other: grey */
+    };
+    static const char *const pal[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
+                                       "#edc948", "#76b7b2", "#ff9da7", "#9c755f", "#86bcb6",
+                                       "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63" };
+    const vt_series_def *d = &s->series[i];
+    if (s->by == VT_SERIES_BY_CATEGORY) return (unsigned)d->key < VT_CAT_N ? cat[d->key] : cat[VT_CAT_OTHER];
+    if (d->key < 0) return "#bab0ac";
+    return pal[i % (sizeof pal / sizeof pal[0])];
+}

@@ -88,4 +88,8 @@ const char *vt_series_cat_name(vt_cat c);
 const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
                                  size_t nsites, char *buf, size_t n);
 
+/* The colour of series i ("#rrggbb"): categories have fixed colours, sites and kinds
+ * take a palette in order, "other" is grey. */
+const char *vt_html_series_color(const vt_series *s, size_t i);
+
 #endif /* VT_SERIES_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_svg.c - static SVG pictures (see vt_svg.h). */
 #include "vt_svg.h"
-#include "vt_html.h"
+#include "vt_html_common.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
