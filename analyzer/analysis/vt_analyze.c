@@ -31,8 +31,9 @@ static void device_label(const vt_trace *t, int device, char *buf, size_t n)
 
 static vt_tracker *merged_tracker(void *ctx, vt_replay *rp, int device)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     vt_analysis *a = ctx;
-    const vt_trace *t = &a->t[rp->trace];
+    const vt_trace *t = &a->t[res->trace];
     char label[96];
     device_label(t, device, label, sizeof label);
     for (size_t i = 0; i < a->nmdev; i++)
@@ -80,7 +81,7 @@ static void replay_merged(vt_analysis *a, vt_progress *prog)
         uint64_t bk = 0;
         for (int i = 0; i < n; i++) {
             if (!has[i]) continue;
-            uint64_t k = vt_rec_timed(cur[i].type) ? a->t[i].rp->rt_base + cur[i].time_ns : 0;
+            uint64_t k = vt_rec_timed(cur[i].type) ? vt_replay_result_of(a->t[i].rp)->rt_base + cur[i].time_ns : 0;
             if (best < 0 || k < bk) { best = i; bk = k; }
             if (k == 0) break;
         }
@@ -101,13 +102,14 @@ static void warn_trace(const vt_trace *t)
 {
     const vt_reader *rd = &t->rd;
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     if (rd->stopped)
         fprintf(stderr, "vramtrace: %s: trace ends early at byte %" PRIu64 ": %s; reporting what was read\n",
                 t->path, rd->err_offset, rd->err);
-    else if (!rp->has_trailer)
+    else if (!res->has_trailer)
         fprintf(stderr, "vramtrace: %s: no trailer: the traced process did not finish "
                 "(killed or crashed?); reporting what was read\n", t->path);
-    if (rp->nomem)
+    if (res->nomem)
         fprintf(stderr, "vramtrace: %s: out of memory: some records were left out\n", t->path);
     if (t->sym) {
         const char *const *lines;
@@ -162,12 +164,9 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
             fprintf(stderr, "vramtrace: out of memory\n");
             return 2;
         }
-        if (o) {
-            t->rp->stop_time = o->stop_time;
-            t->rp->stop_mark = o->stop_mark;
-        }
-        t->rp->global = &a->global;
-        if (vt_cat_wanted(o ? o->cat : NULL)) t->rp->catlog = calloc(1, sizeof *t->rp->catlog);
+        if (o) vt_replay_set_stop(t->rp, o->stop_time, o->stop_mark);
+        vt_replay_set_global(t->rp, &a->global);
+        if (vt_cat_wanted(o ? o->cat : NULL)) vt_replay_keep_catlog(t->rp);
         total += t->rd.file_size;
     }
     a->merged = n > 1 && !(o && o->no_merge);
@@ -177,16 +176,13 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
             vt_tracker *g = calloc(1, sizeof *g);
             if (!g) { fprintf(stderr, "vramtrace: out of memory\n"); return 2; }
             g->trace = i;
-            a->t[i].rp->global = g;
+            vt_replay_set_global(a->t[i].rp, g);
         }
     }
     vt_progress prog;
     vt_progress_init(&prog, total);
     if (a->merged) {
-        for (int i = 0; i < n; i++) {
-            a->t[i].rp->merged = merged_tracker;
-            a->t[i].rp->merged_ctx = a;
-        }
+        for (int i = 0; i < n; i++) vt_replay_set_merged(a->t[i].rp, merged_tracker, a);
         replay_merged(a, &prog);
     } else {
         for (int i = 0; i < n; i++) {
@@ -211,8 +207,9 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         t->sym = vt_sym_new();
         if (t->sym) {
             add_search_dirs(t->sym);
-            for (size_t m = 0; m < t->rp->nmodules; m++) {
-                const vt_module *mod = &t->rp->modules[m];
+            const vt_replay_result *res = vt_replay_result_of(t->rp);
+            for (size_t m = 0; m < res->nmodules; m++) {
+                const vt_module *mod = &res->modules[m];
                 vt_sym_add_module(t->sym, mod->path, mod->bias, mod->size, mod->build_id,
                                   mod->build_id_len);
             }
@@ -237,18 +234,19 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
  * whole (a trace cut short) is left out. */
 static int add_known(vt_sym *s, const vt_replay *rp)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     vt_frame f[16];
-    for (size_t i = 0; i < rp->nsyms;) {
-        const vt_symrec *y = &rp->syms[i];
+    for (size_t i = 0; i < res->nsyms;) {
+        const vt_symrec *y = &res->syms[i];
         size_t n = y->count, k = 0;
-        while (k < n && i + k < rp->nsyms && rp->syms[i + k].ip == y->ip && rp->syms[i + k].index == k) k++;
+        while (k < n && i + k < res->nsyms && res->syms[i + k].ip == y->ip && res->syms[i + k].index == k) k++;
         if (y->index != 0 || n == 0 || k != n) { i += k ? k : 1; continue; }
         size_t m = n < 16 ? n : 16;
         for (size_t j = 0; j < m; j++) {
             memset(&f[j], 0, sizeof f[j]);
-            f[j].function = rp->syms[i + j].function;
-            f[j].file = rp->syms[i + j].file;
-            f[j].line = rp->syms[i + j].line;
+            f[j].function = res->syms[i + j].function;
+            f[j].file = res->syms[i + j].file;
+            f[j].line = res->syms[i + j].line;
         }
         if (vt_sym_add_known(s, y->ip, f, m)) return -1;
         i += n;
@@ -261,7 +259,8 @@ void vt_analysis_free(vt_analysis *a)
     vt_cat_free(a);
     for (int i = 0; i < a->n; i++) {
         vt_trace *t = &a->t[i];
-        if (t->rp && t->rp->global != &a->global) free(t->rp->global);
+        vt_tracker *own = t->rp ? vt_replay_result_of(t->rp)->global : NULL;
+        if (own != &a->global) free(own);
         vt_replay_free(t->rp);
         if (t->sym) vt_sym_free(t->sym);
         vt_reader_close(&t->rd);
@@ -282,8 +281,9 @@ size_t vt_trace_devices(const vt_trace *t, int *ordinals, size_t max)
         if (dv->has_info || dv->dev.peak || dv->managed.peak) ordinals[n++] = d;
         else {
             /* an OOM alone also makes a device worth a section */
-            for (size_t i = 0; i < t->rp->nooms; i++)
-                if (t->rp->ooms[i].device == d) { ordinals[n++] = d; break; }
+            const vt_replay_result *res = vt_replay_result_of(t->rp);
+            for (size_t i = 0; i < res->nooms; i++)
+                if (res->ooms[i].device == d) { ordinals[n++] = d; break; }
         }
     }
     return n;

@@ -86,7 +86,7 @@ int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o)
             return -1;
         }
         /* all that is needed of the log is in t->cat now */
-        if (t->rp->catlog) vt_catlog_free(t->rp->catlog);
+        vt_replay_drop_catlog(t->rp);
         if (debug && t->cat->niters) {
             for (size_t k = 0; k < t->cat->niters; k++)
                 fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",
@@ -102,8 +102,8 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
 {
     if (!vt_cat_wanted(o)) {
         for (int ti = 0; ti < a->n; ti++)
-            for (size_t gi = 0; gi < a->t[ti].rp->ngroups; gi++) {
-                vt_group *g = &a->t[ti].rp->groups[gi];
+            for (size_t gi = 0; gi < vt_replay_result_of(a->t[ti].rp)->ngroups; gi++) {
+                vt_group *g = &vt_replay_groups_edit(a->t[ti].rp)[gi];
                 g->cat = g->cls == VT_CLASS_HOST ? VT_CAT_HOST_PINNED : VT_CAT_OTHER;
                 g->cat_how = VT_CAT_HOW_NONE;
                 g->cat_flags = 0;
@@ -118,9 +118,10 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
     for (int ti = 0; ti < a->n; ti++) {
         vt_trace *t = &a->t[ti];
         vt_replay *rp = t->rp;
+        const vt_replay_result *res = vt_replay_result_of(rp);
         if (!t->cat) return -1; /* vt_cat_lifetimes first */
-        for (size_t gi = 0; gi < rp->ngroups; gi++) {
-            vt_group *g = &rp->groups[gi];
+        for (size_t gi = 0; gi < res->ngroups; gi++) {
+            vt_group *g = &vt_replay_groups_edit(rp)[gi];
             const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
             vt_rules_match m;
             memset(&m, 0, sizeof m);
@@ -204,8 +205,9 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
     memset(out, 0, sizeof *out);
     for (int ti = 0; ti < a->n; ti++) {
         const vt_replay *rp = a->t[ti].rp;
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        const vt_replay_result *res = vt_replay_result_of(rp);
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c)) continue;
             if (g->kind == VT_GROUP_IDLE) {
@@ -242,7 +244,7 @@ int vt_cat_annotated_in_segments(const vt_analysis *a, uint64_t out[VT_CAT_N])
     memset(out, 0, VT_CAT_N * sizeof *out);
     for (int ti = 0; ti < a->n; ti++)
         for (unsigned role = 1; role < VT_ROLE_MAX; role++) {
-            uint64_t b = a->t[ti].rp->annot_max[role];
+            uint64_t b = vt_replay_result_of(a->t[ti].rp)->annot_max[role];
             if (b > out[role - 1]) out[role - 1] = b;
             any |= b != 0;
         }
@@ -269,8 +271,9 @@ size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
     size_t n = 0, cap = 0;
     for (int ti = 0; ti < a->n; ti++) {
         const vt_replay *rp = a->t[ti].rp;
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        const vt_replay_result *res = vt_replay_result_of(rp);
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c) || !b || g->kind == VT_GROUP_IDLE) continue;
             uint16_t sec = g->cat_rule;

@@ -52,13 +52,14 @@ int vt_eset_init(vt_eset *e, const vt_analysis *a, int device)
         return 2;
     }
     const vt_replay *rp = a->t[0].rp;
-    e->g = calloc(rp->ngroups ? rp->ngroups : 1, sizeof *e->g);
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    e->g = calloc(res->ngroups ? res->ngroups : 1, sizeof *e->g);
     if (!e->g) {
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    for (size_t i = 0; i < rp->ngroups; i++) {
-        const vt_group *g = &rp->groups[i];
+    for (size_t i = 0; i < res->ngroups; i++) {
+        const vt_group *g = &res->groups[i];
         int k = vt_series_group_tk(a, g, device);
         if (k < 0) continue;
         vt_egroup *eg = &e->g[e->n++];

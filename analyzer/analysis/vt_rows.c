@@ -122,8 +122,9 @@ size_t vt_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_by by, v
     int failed = 0;
     for (int ti = 0; ti < a->n && !failed; ti++) {
         const vt_replay *rp = a->t[ti].rp;
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        const vt_replay_result *res = vt_replay_result_of(rp);
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             int k = -1;
             for (unsigned j = 0; j < g->ntk; j++)
                 if (g->tk[j] == tk) k = (int)j;
@@ -148,8 +149,9 @@ size_t vt_rows_oom(const vt_analysis *a, int ti, const vt_oom *o, vt_by by, vt_r
     row_set rs = { 0 };
     int failed = 0;
     const vt_replay *rp = a->t[ti].rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     for (uint32_t i = 0; i < o->nsnap; i++) {
-        const vt_group *g = &rp->groups[o->snap_group[i]];
+        const vt_group *g = &res->groups[o->snap_group[i]];
         vt_row *r = row_for(&rs, row_key(a, by, g));
         if (!r) { failed = 1; break; }
         r->bytes += o->snap_bytes[i];

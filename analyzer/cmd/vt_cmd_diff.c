@@ -172,7 +172,7 @@ int vt_cmd_diff(int argc, char **argv)
             const vt_device *d = vt_replay_device(an.t[i].rp, (int)device);
             tk[i] = d ? &d->dev : &none;
         } else {
-            tk[i] = an.t[i].rp->global;
+            tk[i] = vt_replay_result_of(an.t[i].rp)->global;
         }
     }
     size_t ns = 0, nk = 0;

@@ -160,9 +160,10 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     }
     fputs(",\n\"ooms\":[", f);
     const vt_replay *rp = a->t[0].rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     int first = 1;
-    for (size_t i = 0; i < rp->nooms; i++) {
-        const vt_oom *o = &rp->ooms[i];
+    for (size_t i = 0; i < res->nooms; i++) {
+        const vt_oom *o = &res->ooms[i];
         if (s->device != VT_ALL_DEVICES && o->device != s->device) continue;
         if (o->time < s->t0 || o->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"size\":%" PRIu64 ",\"site\":", first ? "" : ",", o->time, o->size);
@@ -173,8 +174,8 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     /* The program's marks (vramtrace.mark()): a mark names a moment of every device. */
     fputs("],\n\"marks\":[", f);
     first = 1;
-    for (size_t i = 0; i < rp->nmarks; i++) {
-        const vt_mark *m = &rp->marks[i];
+    for (size_t i = 0; i < res->nmarks; i++) {
+        const vt_mark *m = &res->marks[i];
         if (m->time < s->t0 || m->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"name\":", first ? "" : ",", m->time);
         vt_export_jstr(f, m->name);
