@@ -10,7 +10,7 @@
 #include "vt_json.h"
 #include "vt_mark_cmd.h"
 #include "vt_names.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>

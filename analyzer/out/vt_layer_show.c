@@ -2,7 +2,7 @@
 /* vt_layer_show.c - the "by layer" sections of report and diff. */
 #include "vt_layer_show.h"
 #include "vt_layer.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
