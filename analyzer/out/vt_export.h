@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* vt_export.h - the writers of each interchange format and what they share with the
- * pictures: the selected memory (vt_eset.h), the call tree of its sites (vt_ftree.h),
- * frame labels (vt_frame_label.h), output helpers (docs/pictures.md). */
+/* vt_export.h - the writers of each interchange format (docs/pictures.md). What they
+ * share with the pictures: the selected memory (vt_eset.h), the call tree of its sites
+ * (vt_ftree.h), frame labels (vt_frame_label.h), output helpers (vt_export_common.h). */
 #ifndef VT_EXPORT_H
 #define VT_EXPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vt_analyze.h"
+#include "vt_analysis.h"
 #include "vt_eset.h"
-#include "vt_export_common.h"
-#include "vt_frame_label.h"
-#include "vt_ftree.h"
 
 /* ------------------------------------------------------------------------ *
  *  Writers. Each returns 0, or 2 after printing one line.

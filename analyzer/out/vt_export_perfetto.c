@@ -9,6 +9,7 @@
  * category's bytes at that moment, in time order. So the peak and every valley
  * deeper than a bucket survive; a counter is written only when its value changed. */
 #include "vt_export.h"
+#include "vt_export_common.h"
 #include "vt_series.h"
 #include "vt_names.h"
 

@@ -14,6 +14,7 @@
  * Built only with protobuf-c and zlib (VT_WITH_PPROF, set by analyzer/CMakeLists.txt);
  * builds that compile the analyzer's sources on their own (the fuzzer) get a stub. */
 #include "vt_export.h"
+#include "vt_frame_label.h"
 #include "vt_series.h"
 #include "vt_names.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_html.c - the HTML reports (see vt_html.h). */
 #include "vt_html.h"
+#include "vt_export_common.h"
 #include "vt_show.h"
 #include "vt_units.h"
 

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "vt_export.h"
+#include "vt_ftree.h"
 #include "vt_html_common.h"
 #include "vt_series.h"
 
