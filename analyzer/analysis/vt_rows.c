@@ -160,3 +160,12 @@ size_t vt_rows_oom(const vt_analysis *a, int ti, const vt_oom *o, vt_by by, vt_r
     }
     return rows_done(a, by, &rs, failed, out);
 }
+
+int vt_layer_any(const vt_analysis *a)
+{
+    for (int i = 0; i < a->n; i++) {
+        vt_layer_ctr *const *c;
+        if (a->t[i].rp && vt_layers_list(a->t[i].rp, &c)) return 1;
+    }
+    return 0;
+}

@@ -39,4 +39,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key);
 /* Sorts rows by bytes (or by `alt` when set: for diffs) as vt_rows does. */
 void vt_rows_sort(const vt_analysis *a, vt_by by, vt_row *rows, size_t n);
 
+/* Some trace of a has a layer (rows by layer have something to show). */
+int vt_layer_any(const vt_analysis *a);
+
 #endif /* VT_ROWS_H */

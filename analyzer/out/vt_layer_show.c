@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int vt_layer_any(const vt_analysis *a)
-{
-    for (int i = 0; i < a->n; i++) {
-        vt_layer_ctr *const *c;
-        if (a->t[i].rp && vt_layers_list(a->t[i].rp, &c)) return 1;
-    }
-    return 0;
-}
-
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;

@@ -4,7 +4,6 @@
 
 #include "vt_cat.h"
 #include "vt_gap.h"
-#include "vt_layer_show.h"
 #include "vt_show_rows.h"
 #include "vt_units.h"
 
