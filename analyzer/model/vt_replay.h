@@ -278,7 +278,6 @@ typedef struct {
     int nomem;                  /* some record was dropped for want of memory */
 } vt_replay_result;
 
-
 /* Returns NULL when out of memory. */
 vt_replay *vt_replay_new(int trace, uint64_t rt_base);
 void vt_replay_free(vt_replay *rp);
