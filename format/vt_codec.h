@@ -29,6 +29,16 @@ size_t vt_codec_encode(vt_codec *c, const vt_rec *r, uint8_t *out);
  * r->type set; the caller skips them. Pointers in r point into [p, p+n). */
 size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r);
 
+/* A record's time is meaningful (it carries one on the wire). */
+static inline int vt_rec_timed(unsigned type)
+{
+    return type == VT_REC_ALLOC || type == VT_REC_FREE || type == VT_REC_OOM ||
+           type == VT_REC_VMM || type == VT_REC_POOL_TRIM || type == VT_REC_DRIVER ||
+           type == VT_REC_NVML || type == VT_REC_LOOKUP || type == VT_REC_LOST ||
+           type == VT_REC_TRAILER || type == VT_REC_PAUSE || type == VT_REC_MARK
+           || type == VT_REC_ANNOTATE || type == VT_REC_POOL;
+}
+
 /* ------------------------------------------------------------------------ *
  *  The fast decoders of ALLOC and FREE records (vt_codec_fast.c)
  * ------------------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include "vt_elf.h"
 #include "vt_config.h"
 #include "vt_dlsym.h"
+#include "vt_global.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -230,5 +231,20 @@ void *vt_dl_scope_lookup(const void *ra, const char *name)
     if (!h) { dlerror(); return NULL; }
     void *p = vt_real_dlsym(h, name);
     dlclose(h);
+    return p;
+}
+
+/* What the caller would have bound to without us: first among the caller's own
+ * dependencies (a libcudart loaded RTLD_LOCAL with a Python extension is invisible to
+ * RTLD_NEXT from here, yet our global export won the caller's binding), then the next
+ * definition after us in the global scope. Looked up per call: these calls are rare
+ * (a few hundred per process at most). */
+void *vt_runtime_next(const char *name, void *ra)
+{
+    void *p = vt_dl_scope_lookup(ra, name);
+    if (p && vt_is_self((uintptr_t)p)) p = NULL;
+    if (!p) p = vt_real_dlsym(RTLD_NEXT, name);
+    if (p && vt_is_self((uintptr_t)p)) p = NULL;
+    dlerror();
     return p;
 }

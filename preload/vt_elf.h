@@ -18,4 +18,8 @@ void vt_elf_init(void);  /* constructor: counts the objects of the initial load 
  * handle from dlopen(RTLD_NOLOAD); the global scope for the main program). */
 void *vt_dl_scope_lookup(const void *ra, const char *name);
 
+/* The libcudart function our cudaGetDriverEntryPoint* export stands in front of: what
+ * the caller would have bound to without us (vt_hook_getproc.c, vt_hook_dl.c). */
+void *vt_runtime_next(const char *name, void *ra);
+
 #endif /* VT_ELF_H */

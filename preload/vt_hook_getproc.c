@@ -58,21 +58,6 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 /* ------------------------------------------------------------------------ *
  *  Runtime
  * ------------------------------------------------------------------------ */
-/* What the caller would have bound to without us: first among the caller's own
- * dependencies (a libcudart loaded RTLD_LOCAL with a Python extension is invisible to
- * RTLD_NEXT from here, yet our global export won the caller's binding), then the next
- * definition after us in the global scope. Looked up per call: these calls are rare
- * (a few hundred per process at most). */
-void *vt_runtime_next(const char *name, void *ra)
-{
-    void *p = vt_dl_scope_lookup(ra, name);
-    if (p && vt_is_self((uintptr_t)p)) p = NULL;
-    if (!p) p = vt_real_dlsym(RTLD_NEXT, name);
-    if (p && vt_is_self((uintptr_t)p)) p = NULL;
-    dlerror();
-    return p;
-}
-
 #define RUNTIME_NEXT(n) ((__typeof__(&n))vt_runtime_next(#n, ra))
 
 static vt_cudaError runtime_done(vt_cudaError r, const char *symbol, void **funcPtr,

@@ -114,10 +114,6 @@ void *vt_wrap_own(const char *name, void *p, void *ra);
 /* Is name one of the driver names the recorder cares about (a variant or a family)? */
 int vt_wrap_known(const char *name);
 
-/* The libcudart function our cudaGetDriverEntryPoint* export stands in front of: what
- * the caller would have bound to without us (vt_hook_getproc.c). */
-void *vt_runtime_next(const char *name, void *ra);
-
 /* Debug line for a lookup (VRAMTRACE_DEBUG=1). */
 void vt_wrap_log_lookup(const char *name, int how, uint64_t info, void *p, void *ra,
                         const char *verdict);

@@ -20,7 +20,7 @@ struct vt_rules;
 typedef struct {
     uint64_t stop_time;   /* replay records up to this time only; UINT64_MAX: all */
     int      no_merge;    /* several traces, analysed each on its own (diff) */
-    struct vt_cat_opts *cat; /* category rules (vt_cat.h); NULL: the built-in ones */
+    struct vt_cat_opts *cat; /* category rules (vt_cat_list.h); NULL: the built-in ones */
     const char *stop_mark;   /* replay up to the first mark of this name (--at mark:NAME); NULL: none */
 } vt_analyze_opts;
 

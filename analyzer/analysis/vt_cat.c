@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* vt_cat.c - categories: names, the decision per group (rules, then lifetimes), sums. */
+/* vt_cat.c - categories: the decision per group (rules, then lifetimes), sums. */
 #include "vt_cat.h"
 #include "vt_rules.h"
 
@@ -13,23 +13,6 @@ _Static_assert(VT_ROLE_WEIGHTS - 1 == VT_CAT_WEIGHTS && VT_ROLE_ACTIVATIONS - 1 
                VT_ROLE_WORKSPACE - 1 == VT_CAT_WORKSPACE && VT_ROLE_TEMPORARY - 1 == VT_CAT_TEMPORARY,
                "roles are the first categories, in order");
 
-static const char *const cat_names[VT_CAT_N] = {
-    "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
-    "host_pinned", "other"
-};
-
-const char *vt_cat_name(vt_cat c)
-{
-    return (unsigned)c < VT_CAT_N ? cat_names[c] : "other";
-}
-
-int vt_cat_parse(const char *name)
-{
-    for (int i = 0; i < VT_CAT_N; i++)
-        if (!strcmp(name, cat_names[i])) return i;
-    return -1;
-}
-
 const char *vt_cat_how_text(const vt_cat_row *r)
 {
     if (!r->bytes) return NULL;
@@ -38,26 +21,6 @@ const char *vt_cat_how_text(const vt_cat_row *r)
     if (r->inferred_bytes == r->bytes) return "inferred";
     if (r->annotated_bytes == r->bytes) return "annotated";
     return "mixed";
-}
-
-/* ------------------------------------------------------------------------ *
- *  Options
- * ------------------------------------------------------------------------ */
-int vt_cat_wanted(const vt_cat_opts *o)
-{
-    if (o && o->off) return 0;
-    const char *e = getenv("VRAMTRACE_NO_CATEGORIES");
-    return !(e && *e && strcmp(e, "0"));
-}
-
-int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
-{
-    if (o->nrules == VT_CAT_MAX_RULES) {
-        fprintf(stderr, "vramtrace: too many --rules files (at most %d)\n", VT_CAT_MAX_RULES);
-        return -1;
-    }
-    o->rules[o->nrules++] = path;
-    return 0;
 }
 
 /* Appends r (just loaded) to *chain; r NULL: says why (err, after what) and frees the
@@ -123,7 +86,7 @@ int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o)
             return -1;
         }
         /* all that is needed of the log is in t->cat now */
-        if (t->rp->catlog) vt_catlog_free(t->rp->catlog);
+        vt_replay_drop_catlog(t->rp);
         if (debug && t->cat->niters) {
             for (size_t k = 0; k < t->cat->niters; k++)
                 fprintf(stderr, "vramtrace: cat: trace %d iteration %zu: forward %llu peak %llu backward end %llu%s\n",
@@ -139,8 +102,8 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
 {
     if (!vt_cat_wanted(o)) {
         for (int ti = 0; ti < a->n; ti++)
-            for (size_t gi = 0; gi < a->t[ti].rp->ngroups; gi++) {
-                vt_group *g = &a->t[ti].rp->groups[gi];
+            for (size_t gi = 0; gi < vt_replay_result_of(a->t[ti].rp)->ngroups; gi++) {
+                vt_group *g = &vt_replay_groups_edit(a->t[ti].rp)[gi];
                 g->cat = g->cls == VT_CLASS_HOST ? VT_CAT_HOST_PINNED : VT_CAT_OTHER;
                 g->cat_how = VT_CAT_HOW_NONE;
                 g->cat_flags = 0;
@@ -155,9 +118,10 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
     for (int ti = 0; ti < a->n; ti++) {
         vt_trace *t = &a->t[ti];
         vt_replay *rp = t->rp;
+        const vt_replay_result *res = vt_replay_result_of(rp);
         if (!t->cat) return -1; /* vt_cat_lifetimes first */
-        for (size_t gi = 0; gi < rp->ngroups; gi++) {
-            vt_group *g = &rp->groups[gi];
+        for (size_t gi = 0; gi < res->ngroups; gi++) {
+            vt_group *g = &vt_replay_groups_edit(rp)[gi];
             const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
             vt_rules_match m;
             memset(&m, 0, sizeof m);
@@ -250,8 +214,9 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
     memset(out, 0, sizeof *out);
     for (int ti = 0; ti < a->n; ti++) {
         const vt_replay *rp = a->t[ti].rp;
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        const vt_replay_result *res = vt_replay_result_of(rp);
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c)) continue;
             if (g->kind == VT_GROUP_IDLE) {
@@ -289,7 +254,7 @@ int vt_cat_annotated_in_segments(const vt_analysis *a, uint64_t out[VT_CAT_N])
     memset(out, 0, VT_CAT_N * sizeof *out);
     for (int ti = 0; ti < a->n; ti++)
         for (unsigned role = 1; role < VT_ROLE_MAX; role++) {
-            uint64_t b = a->t[ti].rp->annot_max[role];
+            uint64_t b = vt_replay_result_of(a->t[ti].rp)->annot_max[role];
             if (b > out[role - 1]) out[role - 1] = b;
             any |= b != 0;
         }
@@ -316,8 +281,9 @@ size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
     size_t n = 0, cap = 0;
     for (int ti = 0; ti < a->n; ti++) {
         const vt_replay *rp = a->t[ti].rp;
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        const vt_replay_result *res = vt_replay_result_of(rp);
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c) || !b || g->kind == VT_GROUP_IDLE) continue;
             uint16_t sec = g->cat_rule;

@@ -553,8 +553,9 @@ static size_t iter_at(const vt_cat_iter *it, size_t ni, uint64_t t)
  * the frees the window saw, and what is still live at the end. */
 static void vote(const vt_replay *rp, vt_cat_trace *ct, uint64_t (*votes)[VT_CAT_N])
 {
-    const vt_catlog *l = rp->catlog;
-    size_t ng = rp->ngroups;
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    const vt_catlog *l = res->catlog;
+    size_t ng = res->ngroups;
     for (size_t i = 0; i < l->n; i++) {
         const vt_catlog_ent *e = &l->e[i];
         if (e->op != VT_CATLOG_FREE || e->group >= ng) continue;
@@ -579,8 +580,9 @@ static int is_top(const uint64_t v[VT_CAT_N], int c)
 
 int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     memset(ct, 0, sizeof *ct);
-    size_t ng = rp->ngroups;
+    size_t ng = res->ngroups;
     ct->inferred = calloc(ng ? ng : 1, 1);
     ct->evidence = calloc(ng ? ng : 1, 1);
     uint64_t (*votes)[VT_CAT_N] = calloc(ng ? ng : 1, sizeof *votes);
@@ -588,7 +590,7 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
         free(votes);
         return -1;
     }
-    const vt_catlog *l = rp->catlog;
+    const vt_catlog *l = res->catlog;
     if (l) {
         ct->window_events = l->n;
         ct->window_full = l->full;
@@ -649,11 +651,11 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
             free(d);
         }
     }
-    uint64_t span = rp->last_time ? rp->last_time : 1;
+    uint64_t span = res->last_time ? res->last_time : 1;
     const char *dbgs = getenv("VRAMTRACE_CAT_DEBUG");
     int dbg = dbgs ? atoi(dbgs) : 0;
     for (size_t gi = 0; gi < ng; gi++) {
-        const vt_group *g = &rp->groups[gi];
+        const vt_group *g = &res->groups[gi];
         vt_cat best = VT_CAT_OTHER;
         if (ct->evidence[gi]) {
             uint64_t bv = 0;

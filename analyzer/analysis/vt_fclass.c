@@ -2,7 +2,7 @@
 /* vt_fclass.c - frame classes (by the rules' class: lines) and operator names. */
 #include "vt_fclass.h"
 
-#include "vt_cat.h"
+#include "vt_cat_list.h"
 #include "vt_rules.h"
 #include "vt_table.h"
 

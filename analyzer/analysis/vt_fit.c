@@ -219,6 +219,7 @@ int vt_fit_read(const char *path, int device, const uint8_t *cat_of_stack, size_
 
 int vt_fit_context(const vt_replay *rp, int device, uint64_t *bytes)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     if (device < 0 || device >= VT_NVML_SNAP) return 0;
     const vt_device *d = vt_replay_device(rp, device);
     const vt_nvml *nv = NULL;
@@ -229,9 +230,9 @@ int vt_fit_context(const vt_replay *rp, int device, uint64_t *bytes)
         snprintf(u, sizeof u, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", x[0], x[1],
                  x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]);
         for (int i = 0; i < VT_NDEV && !nv; i++)
-            if (rp->nvml[i].seen && !strcmp(rp->nvml[i].uuid, u)) nv = &rp->nvml[i];
+            if (res->nvml[i].seen && !strcmp(res->nvml[i].uuid, u)) nv = &res->nvml[i];
     }
-    if (!nv && rp->nvml[device + 1].seen && !rp->nvml[device + 1].uuid[0]) nv = &rp->nvml[device + 1];
+    if (!nv && res->nvml[device + 1].seen && !res->nvml[device + 1].uuid[0]) nv = &res->nvml[device + 1];
     if (!nv || !nv->has_proc) return 0;
     *bytes = nv->proc_over_min[device];
     return 1;

@@ -15,27 +15,29 @@ static void uuid_text(char buf[48], const uint8_t u[16])
 
 const vt_nvml *vt_gap_nvml(const vt_replay *rp, int device, int *by_index)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     const vt_device *d = vt_replay_device(rp, device);
     *by_index = 0;
     if (d && vt_device_has_uuid(d)) {
         char u[48];
         uuid_text(u, d->uuid);
         for (int i = 0; i < VT_NDEV; i++)
-            if (rp->nvml[i].seen && strcmp(rp->nvml[i].uuid, u) == 0) return &rp->nvml[i];
+            if (res->nvml[i].seen && strcmp(res->nvml[i].uuid, u) == 0) return &res->nvml[i];
     }
-    if (device >= 0 && device + 1 < VT_NDEV && rp->nvml[device + 1].seen && !rp->nvml[device + 1].uuid[0]) {
+    if (device >= 0 && device + 1 < VT_NDEV && res->nvml[device + 1].seen && !res->nvml[device + 1].uuid[0]) {
         *by_index = 1;
-        return &rp->nvml[device + 1];
+        return &res->nvml[device + 1];
     }
     return NULL;
 }
 
 void vt_gap_of(const vt_replay *rp, int device, vt_gap *g)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     memset(g, 0, sizeof *g);
     const vt_nvml *nv = vt_gap_nvml(rp, device, &g->by_index);
-    if (device >= 0 && device + 1 < VT_NDEV && rp->pool[device + 1].seen) {
-        const vt_pool_dev *p = &rp->pool[device + 1];
+    if (device >= 0 && device + 1 < VT_NDEV && res->pool[device + 1].seen) {
+        const vt_pool_dev *p = &res->pool[device + 1];
         g->has_pool = 1;
         /* at NVML's maximum when there is one, else the most the pools held idle */
         int at_nvml = nv && nv->has_proc && device < VT_NVML_SNAP;

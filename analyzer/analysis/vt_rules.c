@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_rules.c - category rules: parsing, and matching against folded sites. */
 #include "vt_rules.h"
-#include "vt_cat.h"
+#include "vt_cat_list.h"
 #include "vt_names.h"
 
 #include <errno.h>

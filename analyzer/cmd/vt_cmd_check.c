@@ -103,16 +103,17 @@ int vt_cmd_check(int argc, char **argv)
                "(%" PRIu64 " bytes)\n", vt_units_size(b1, leak), leak, vt_units_size(b2, max_leak),
                vt_units_size(b3, leak - max_leak), leak - max_leak);
         /* Why memory can be live at the end without a leak in the program. */
+        const vt_replay_result *res = vt_replay_result_of(t->rp);
         uint64_t count = an.global.count, unsure = vt_replay_unsure_leaks(t->rp, count);
         if (unsure)
             printf("vramtrace: check: the recorder lost %" PRIu64 " event%s in this trace: up to %" PRIu64
                    " of the %" PRIu64 " allocation%s live at the end may be frees it lost, not leaks\n",
-                   t->rp->st.lost_events, t->rp->st.lost_events == 1 ? "" : "s", unsure, count,
+                   res->st->lost_events, res->st->lost_events == 1 ? "" : "s", unsure, count,
                    count == 1 ? "" : "s");
         if (t->rd.stopped)
             printf("vramtrace: check: the trace is cut short (%s): what is live at the end is what was "
                    "live where it stops\n", t->rd.err);
-        else if (!t->rp->has_trailer)
+        else if (!res->has_trailer)
             printf("vramtrace: check: the trace has no trailer (the process was killed or crashed): what "
                    "is live at the end is what it held then\n");
         failed = 1;

@@ -9,7 +9,7 @@
 #include "vt_json.h"
 #include "vt_layer_show.h"
 #include "vt_names.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -172,7 +172,7 @@ int vt_cmd_diff(int argc, char **argv)
             const vt_device *d = vt_replay_device(an.t[i].rp, (int)device);
             tk[i] = d ? &d->dev : &none;
         } else {
-            tk[i] = an.t[i].rp->global;
+            tk[i] = vt_replay_result_of(an.t[i].rp)->global;
         }
     }
     size_t ns = 0, nk = 0;

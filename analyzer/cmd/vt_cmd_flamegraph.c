@@ -5,7 +5,9 @@
 #include "vt_cmds.h"
 
 #include "vt_args.h"
+#include "vt_analyze.h"
 #include "vt_export.h"
+#include "vt_export_common.h"
 #include "vt_html.h"
 #include "vt_mark_cmd.h"
 #include "vt_svg.h"
@@ -115,7 +117,8 @@ int vt_cmd_flamegraph(int argc, char **argv)
         case VT_WHAT_LEAKED:
             if (at_mark)
                 snprintf(sub, sizeof sub, "bytes live at mark '%s' (%s): %s; device memory of %s", at_mark,
-                         vt_units_time(b2, an.t[0].rp->stop_time), vt_units_size(b1, e.sum[what]), dev);
+                         vt_units_time(b2, vt_replay_result_of(an.t[0].rp)->stop_time),
+                         vt_units_size(b1, e.sum[what]), dev);
             else if (at_moment)
                 snprintf(sub, sizeof sub, "bytes live at %s: %s; device memory of %s", vt_units_time(b2, at_time),
                          vt_units_size(b1, e.sum[what]), dev);

@@ -95,7 +95,7 @@ static int run_event(void *ctx, uint64_t key, const vt_fit_req *req)
     const vt_fit_trace *ft = r->ft;
     uint32_t site = UINT32_MAX;
     if (req->stack_id < ft->nstack && ft->group_of_stack[req->stack_id])
-        site = ft->an->t[ft->ti].rp->groups[ft->group_of_stack[req->stack_id] - 1].site;
+        site = vt_replay_result_of(ft->an->t[ft->ti].rp)->groups[ft->group_of_stack[req->stack_id] - 1].site;
     fc_alloc *al = &r->al[r->nal];
     if (site >= r->nsites) site = (uint32_t)r->nsites;
     al->site = site;

@@ -12,7 +12,7 @@
 #include "vt_json.h"
 #include "vt_layer_show.h"
 #include "vt_names.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -52,8 +52,9 @@ static void nvml_extra(const vt_replay *rp, int device, vt_cat_extra *x)
 static const char *end_state(const vt_trace *t)
 {
     if (t->rd.stopped) return "cut short";
-    if (!t->rp->has_trailer) return "no trailer";
-    return (t->rp->trailer_flags & 1) ? "clean" : "trailer";
+    const vt_replay_result *res = vt_replay_result_of(t->rp);
+    if (!res->has_trailer) return "no trailer";
+    return (res->trailer_flags & 1) ? "clean" : "trailer";
 }
 
 static uint64_t min_start(const vt_analysis *a)
@@ -150,6 +151,7 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
 {
     const vt_trace *t = &a->t[ti];
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     const vt_device *d = vt_replay_device(rp, dev);
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF];
 
@@ -195,18 +197,18 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
                vt_units_time(tb, d->managed.peak_time), vt_units_size(b2, d->managed.live));
 
     size_t nooms = 0;
-    for (size_t i = 0; i < rp->nooms; i++)
-        if (rp->ooms[i].device == dev) nooms++;
+    for (size_t i = 0; i < res->nooms; i++)
+        if (res->ooms[i].device == dev) nooms++;
     if (nooms) {
         printf("  out of memory: %zu event%s\n", nooms, nooms == 1 ? "" : "s");
         size_t shown = 0;
-        for (size_t i = 0; i < rp->nooms; i++) {
-            if (rp->ooms[i].device != dev) continue;
+        for (size_t i = 0; i < res->nooms; i++) {
+            if (res->ooms[i].device != dev) continue;
             if (shown++ == 5) {
                 printf("    ... %zu more\n", nooms - 5);
                 break;
             }
-            text_oom(a, ti, &rp->ooms[i], o);
+            text_oom(a, ti, &res->ooms[i], o);
         }
     }
 
@@ -244,6 +246,7 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     const vt_trace *t = &a->t[ti];
     const vt_reader *rd = &t->rd;
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     char db[40], b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF];
 
     printf("== %s: pid %u on %s", t->path, rd->hdr.pid, rd->host);
@@ -253,37 +256,38 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     vt_show_command(stdout, rd);
     printf("\n");
     printf("   events: allocs %" PRIu64 ", frees %" PRIu64 ", OOM %" PRIu64 ", VMM ops %" PRIu64 ", lost %" PRIu64
-           "; %" PRIu64 " records over %s\n", rp->st.allocs, rp->st.frees, rp->st.ooms, rp->st.vmm_ops,
-           rp->st.lost_events, rp->st.records, vt_units_time(tb, rp->last_time));
-    if (rp->st.torch_blocks)
+           "; %" PRIu64 " records over %s\n", res->st->allocs, res->st->frees, res->st->ooms, res->st->vmm_ops,
+           res->st->lost_events, res->st->records, vt_units_time(tb, res->last_time));
+    if (res->st->torch_blocks)
         printf("   allocations: PyTorch's blocks (%" PRIu64 ") inside its caching allocator's segments, from its "
-               "allocator trace tracker\n", rp->st.torch_blocks);
-    if (rp->st.torch_unbacked)
+               "allocator trace tracker\n", res->st->torch_blocks);
+    if (res->st->torch_unbacked)
         printf("   note: %s of blocks were in segments the trace did not see; the device totals do not hold them\n",
-               vt_units_size(b1, rp->st.torch_unbacked));
+               vt_units_size(b1, res->st->torch_unbacked));
     if (rd->stopped)
         printf("   ended: cut short at byte %" PRIu64 " (%s); figures are for what was read\n", rd->err_offset, rd->err);
-    else if (!rp->has_trailer)
+    else if (!res->has_trailer)
         printf("   ended: no trailer (the process was killed or crashed); figures are for what was read\n");
     else
-        printf("   ended: %s\n", (rp->trailer_flags & 1) ? "cleanly" : "with a trailer, not marked clean");
-    if (rp->st.lost_events)
+        printf("   ended: %s\n", (res->trailer_flags & 1) ? "cleanly" : "with a trailer, not marked clean");
+    if (res->st->lost_events)
         printf("   warning: the recorder lost %" PRIu64 " event%s (its buffer stayed full): figures may be low, "
-               "and an allocation whose free was lost shows as live at the end\n", rp->st.lost_events,
-               rp->st.lost_events == 1 ? "" : "s");
-    if (rp->st.pauses)
+               "and an allocation whose free was lost shows as live at the end\n", res->st->lost_events,
+               res->st->lost_events == 1 ? "" : "s");
+    if (res->st->pauses)
         printf("   note: the program paused recording %" PRIu64 " time%s (%s in all); memory allocated or freed "
-               "then is not in these figures\n", rp->st.pauses, rp->st.pauses == 1 ? "" : "s",
-               vt_units_time(b1, rp->st.paused_ns));
-    if (rp->st.frees_unmatched)
-        printf("   note: %" PRIu64 " free%s matched no traced allocation\n", rp->st.frees_unmatched,
-               rp->st.frees_unmatched == 1 ? "" : "s");
-    if (rp->st.allocs_replaced)
+               "then is not in these figures\n", res->st->pauses, res->st->pauses == 1 ? "" : "s",
+               vt_units_time(b1, res->st->paused_ns));
+    if (res->st->frees_unmatched)
+        printf("   note: %" PRIu64 " free%s matched no traced allocation\n", res->st->frees_unmatched,
+               res->st->frees_unmatched == 1 ? "" : "s");
+    if (res->st->allocs_replaced)
         printf("   note: %" PRIu64 " allocation%s reused a live address (the free was not recorded)\n",
-               rp->st.allocs_replaced, rp->st.allocs_replaced == 1 ? "" : "s");
-    if (rp->st.unwrapped_lookups) {
-        printf("   warning: %" PRIu64 " driver entry point lookups could not be wrapped (", rp->st.unwrapped_lookups);
-        for (unsigned i = 0; i < rp->nunwrapped; i++) printf("%s%s", i ? ", " : "", rp->unwrapped[i]);
+               res->st->allocs_replaced, res->st->allocs_replaced == 1 ? "" : "s");
+    if (res->st->unwrapped_lookups) {
+        printf("   warning: %" PRIu64 " driver entry point lookups could not be wrapped (",
+               res->st->unwrapped_lookups);
+        for (unsigned i = 0; i < res->nunwrapped; i++) printf("%s%s", i ? ", " : "", res->unwrapped[i]);
         printf("): allocations through them are not traced\n");
     }
 
@@ -292,9 +296,9 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     if (!nd) printf("\nno device memory was allocated\n");
     for (size_t i = 0; i < nd; i++) text_device(a, ti, devs[i], o);
 
-    if (rp->host.peak || rp->host.live)
-        printf("\nhost pinned memory: peak %s at %s, live at the end %s\n", vt_units_size(b1, rp->host.peak),
-               vt_units_time(tb, rp->host.peak_time), vt_units_size(b2, rp->host.live));
+    if (res->host->peak || res->host->live)
+        printf("\nhost pinned memory: peak %s at %s, live at the end %s\n", vt_units_size(b1, res->host->peak),
+               vt_units_time(tb, res->host->peak_time), vt_units_size(b2, res->host->live));
 }
 
 static void text_merged(const vt_analysis *a, const rep_opts *o)
@@ -365,6 +369,7 @@ static void json_device(vt_json *j, const vt_analysis *a, int ti, int dev, const
 {
     const vt_trace *t = &a->t[ti];
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     const vt_device *d = vt_replay_device(rp, dev);
     const vt_tracker *tk = &d->dev;
     vt_json_obj(j, NULL);
@@ -409,8 +414,8 @@ static void json_device(vt_json *j, const vt_analysis *a, int ti, int dev, const
     vt_json_u64(j, "live_at_end_bytes", d->managed.live);
     vt_json_end(j);
     vt_json_arr(j, "oom");
-    for (size_t i = 0; i < rp->nooms; i++)
-        if (rp->ooms[i].device == dev) json_oom(j, a, ti, &rp->ooms[i], o->top);
+    for (size_t i = 0; i < res->nooms; i++)
+        if (res->ooms[i].device == dev) json_oom(j, a, ti, &res->ooms[i], o->top);
     vt_json_end(j);
     int by_index;
     const vt_nvml *nv = vt_gap_nvml(rp, dev, &by_index);
@@ -463,6 +468,7 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     const vt_trace *t = &a->t[ti];
     const vt_reader *rd = &t->rd;
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     vt_json_obj(j, NULL);
     vt_json_str(j, "path", t->path);
     vt_json_u64(j, "pid", rd->hdr.pid);
@@ -472,13 +478,13 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     vt_show_command_json(j, "command", rd);
     vt_json_i64(j, "rank", rd->hdr.rank);
     vt_json_u64(j, "start_realtime_ns", rd->hdr.start_realtime_ns);
-    vt_json_u64(j, "duration_ns", rp->last_time);
+    vt_json_u64(j, "duration_ns", res->last_time);
     char ver[16];
     snprintf(ver, sizeof ver, "%u.%u", rd->hdr.version_major, rd->hdr.version_minor);
     vt_json_str(j, "format_version", ver);
     vt_json_u64(j, "stack_depth", rd->hdr.stack_depth);
     vt_json_str(j, "end", end_state(t));
-    vt_json_bool(j, "clean", rp->has_trailer && !rd->stopped && (rp->trailer_flags & 1));
+    vt_json_bool(j, "clean", res->has_trailer && !rd->stopped && (res->trailer_flags & 1));
     if (rd->stopped) {
         vt_json_obj(j, "truncated");
         vt_json_u64(j, "offset", rd->err_offset);
@@ -487,25 +493,25 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     } else {
         vt_json_null(j, "truncated");
     }
-    json_events(j, &rp->st);
-    vt_json_u64(j, "lost_events", rp->st.lost_events);
-    vt_json_u64(j, "pauses", rp->st.pauses);
-    vt_json_u64(j, "paused_ns", rp->st.paused_ns);
+    json_events(j, res->st);
+    vt_json_u64(j, "lost_events", res->st->lost_events);
+    vt_json_u64(j, "pauses", res->st->pauses);
+    vt_json_u64(j, "paused_ns", res->st->paused_ns);
     vt_cat_show_json_iterations(j, a, ti);
     vt_json_arr(j, "unwrapped_lookups");
-    for (unsigned i = 0; i < rp->nunwrapped; i++) vt_json_str(j, NULL, rp->unwrapped[i]);
+    for (unsigned i = 0; i < res->nunwrapped; i++) vt_json_str(j, NULL, res->unwrapped[i]);
     vt_json_end(j);
-    vt_json_u64(j, "driver_version", rp->driver_version);
+    vt_json_u64(j, "driver_version", res->driver_version);
     vt_json_arr(j, "devices");
     int devs[VT_NDEV];
     size_t nd = vt_trace_devices(t, devs, VT_NDEV);
     for (size_t i = 0; i < nd; i++) json_device(j, a, ti, devs[i], o);
     vt_json_end(j);
     vt_json_obj(j, "host_pinned");
-    vt_json_u64(j, "peak_bytes", rp->host.peak);
-    vt_json_u64(j, "peak_time_ns", rp->host.peak_time);
-    vt_json_u64(j, "live_at_end_bytes", rp->host.live);
-    vt_json_u64(j, "live_at_end_count", rp->host.count);
+    vt_json_u64(j, "peak_bytes", res->host->peak);
+    vt_json_u64(j, "peak_time_ns", res->host->peak_time);
+    vt_json_u64(j, "live_at_end_bytes", res->host->live);
+    vt_json_u64(j, "live_at_end_count", res->host->count);
     vt_json_end(j);
     vt_json_end(j);
 }
@@ -524,7 +530,8 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
     uint64_t ooms_total = 0;
     int clean = 1;
     for (int i = 0; i < a->n; i++) {
-        const vt_replay_stats *s = &a->t[i].rp->st;
+        const vt_replay_result *res = vt_replay_result_of(a->t[i].rp);
+        const vt_replay_stats *s = res->st;
         sum.records += s->records;
         sum.allocs += s->allocs;
         sum.frees += s->frees;
@@ -537,8 +544,8 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
         sum.lost_events += s->lost_events;
         sum.pauses += s->pauses;
         sum.paused_ns += s->paused_ns;
-        ooms_total += a->t[i].rp->nooms;
-        if (a->t[i].rd.stopped || !a->t[i].rp->has_trailer || !(a->t[i].rp->trailer_flags & 1)) clean = 0;
+        ooms_total += res->nooms;
+        if (a->t[i].rd.stopped || !res->has_trailer || !(res->trailer_flags & 1)) clean = 0;
     }
     json_events(&j, &sum);
     vt_json_u64(&j, "lost_events", sum.lost_events);
@@ -552,8 +559,10 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
     vt_cat_show_json_rows(&j, "by_category_at_end", a, &a->global, VT_AT_END);
     json_rows(&j, "sites", a, &a->global, VT_AT_PEAK, VT_BY_SITE, o->top);
     vt_json_arr(&j, "oom");
-    for (int i = 0; i < a->n; i++)
-        for (size_t k = 0; k < a->t[i].rp->nooms; k++) json_oom(&j, a, i, &a->t[i].rp->ooms[k], o->top);
+    for (int i = 0; i < a->n; i++) {
+        const vt_replay_result *res = vt_replay_result_of(a->t[i].rp);
+        for (size_t k = 0; k < res->nooms; k++) json_oom(&j, a, i, &res->ooms[k], o->top);
+    }
     vt_json_end(&j);
     (void)ooms_total;
 

@@ -4,8 +4,10 @@
 #include "vt_cmds.h"
 
 #include "vt_args.h"
+#include "vt_analyze.h"
 #include "vt_cat.h"
 #include "vt_export.h"
+#include "vt_export_common.h"
 #include "vt_html.h"
 #include "vt_series.h"
 #include "vt_svg.h"

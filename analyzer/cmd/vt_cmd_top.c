@@ -10,7 +10,7 @@
 #include "vt_json.h"
 #include "vt_mark_cmd.h"
 #include "vt_names.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -147,7 +147,7 @@ int vt_cmd_top(int argc, char **argv)
     const vt_trace *t = &an.t[0];
     if (at_mode == 3) {
         if (vt_mark_missing("top", t, at_mark)) { vt_analysis_free(&an); return 2; }
-        at_time = t->rp->stop_time;
+        at_time = vt_replay_result_of(t->rp)->stop_time;
     }
     int devs[VT_NDEV];
     size_t nd = vt_trace_devices(t, devs, VT_NDEV);
@@ -168,7 +168,9 @@ int vt_cmd_top(int argc, char **argv)
         const vt_device *d = vt_replay_device(t->rp, devs[di]);
         const vt_tracker *tk = &d->dev;
         uint64_t whole = at == VT_AT_PEAK ? tk->peak : tk->live;
-        uint64_t when = at_mode == 0 ? tk->peak_time : at_mode == 1 ? t->rp->last_time : at_time;
+        uint64_t when = at_mode == 0   ? tk->peak_time
+                        : at_mode == 1 ? vt_replay_result_of(t->rp)->last_time
+                                       : at_time;
         vt_row *rows;
         size_t n = vt_rows(&an, tk, at, by, &rows);
         if (n == (size_t)-1) { rc = 2; break; }

@@ -117,6 +117,7 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
     ft->ti = ti;
     const vt_trace *t = &an->t[ti];
     const vt_replay *rp = t->rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     int dev = o->device;
     if (dev == -2) {
         uint64_t best = 0;
@@ -141,8 +142,8 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
         return 2;
     }
     uint32_t maxs = 0;
-    for (size_t i = 0; i < rp->ngroups; i++)
-        if (rp->groups[i].stack_id > maxs) maxs = rp->groups[i].stack_id;
+    for (size_t i = 0; i < res->ngroups; i++)
+        if (res->groups[i].stack_id > maxs) maxs = res->groups[i].stack_id;
     ft->nstack = (size_t)maxs + 1;
     ft->cat_of_stack = malloc(ft->nstack);
     ft->group_of_stack = calloc(ft->nstack, sizeof *ft->group_of_stack);
@@ -151,8 +152,8 @@ int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit
         return 2;
     }
     memset(ft->cat_of_stack, VT_CAT_OTHER, ft->nstack);  /* stacks of no device group */
-    for (size_t i = 0; i < rp->ngroups; i++) {
-        const vt_group *g = &rp->groups[i];
+    for (size_t i = 0; i < res->ngroups; i++) {
+        const vt_group *g = &res->groups[i];
         if (g->device != dev || g->cls != VT_CLASS_DEVICE || ft->group_of_stack[g->stack_id]) continue;
         if (g->kind == VT_KIND_MEM_ALLOC_ASYNC) ft->split_async = 1;
         /* what the CUDA libraries allocate for themselves (cuBLAS's handle workspaces in
@@ -267,7 +268,7 @@ int vt_fit_suggest(const vt_fit_sim *sim, vt_am_kind chosen, uint64_t *saves)
 static const vt_group *group_of(const vt_fit_trace *ft, uint32_t stack_id)
 {
     if (stack_id >= ft->nstack || !ft->group_of_stack[stack_id]) return NULL;
-    return &ft->an->t[ft->ti].rp->groups[ft->group_of_stack[stack_id] - 1];
+    return &vt_replay_result_of(ft->an->t[ft->ti].rp)->groups[ft->group_of_stack[stack_id] - 1];
 }
 
 static const char *layer_of(const vt_fit_trace *ft, const vt_group *g)

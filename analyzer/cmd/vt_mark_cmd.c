@@ -8,14 +8,15 @@
 
 int vt_mark_missing(const char *cmd, const vt_trace *t, const char *name)
 {
-    if (t->rp->stop_time != UINT64_MAX) return 0;
+    const vt_replay_result *res = vt_replay_result_of(t->rp);
+    if (res->stop_time != UINT64_MAX) return 0;
     fprintf(stderr, "vramtrace: %s: no mark '%s' in %s", cmd, name, t->path);
-    if (!t->rp->nmarks) {
+    if (!res->nmarks) {
         fprintf(stderr, " (it has none: the program makes them with vramtrace.mark(NAME))\n");
         return -1;
     }
     fprintf(stderr, " (its marks:");
-    for (size_t i = 0; i < t->rp->nmarks && i < 8; i++) fprintf(stderr, " '%s'", t->rp->marks[i].name);
-    fprintf(stderr, "%s)\n", t->rp->nmarks > 8 ? " ..." : "");
+    for (size_t i = 0; i < res->nmarks && i < 8; i++) fprintf(stderr, " '%s'", res->marks[i].name);
+    fprintf(stderr, "%s)\n", res->nmarks > 8 ? " ..." : "");
     return -1;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_layer.c - layers (see vt_layer.h). */
 #include "vt_layer.h"
+#include "vt_replay_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

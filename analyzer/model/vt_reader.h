@@ -85,14 +85,4 @@ size_t vt_reader_events(vt_reader *r, const vt_ev **ev);
 
 void vt_reader_close(vt_reader *r);
 
-/* A record's time is meaningful (it carries one on the wire). */
-static inline int vt_rec_timed(unsigned type)
-{
-    return type == VT_REC_ALLOC || type == VT_REC_FREE || type == VT_REC_OOM ||
-           type == VT_REC_VMM || type == VT_REC_POOL_TRIM || type == VT_REC_DRIVER ||
-           type == VT_REC_NVML || type == VT_REC_LOOKUP || type == VT_REC_LOST ||
-           type == VT_REC_TRAILER || type == VT_REC_PAUSE || type == VT_REC_MARK
-           || type == VT_REC_ANNOTATE || type == VT_REC_POOL;
-}
-
 #endif /* VT_READER_H */

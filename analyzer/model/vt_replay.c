@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_replay.c - the live-set model (see vt_replay.h for the peak algorithm). */
-#include "vt_replay.h"
+#include "vt_replay_int.h"
 #include "vt_layer.h"
-#include "vt_reader.h"
 #include "vt_ctrl.h"
 
 #include <stdlib.h>
@@ -21,7 +20,32 @@ vt_replay *vt_replay_new(int trace, uint64_t rt_base)
     rp->stop_time = UINT64_MAX;
     rp->pause_t0 = UINT64_MAX;
     rp->host.trace = trace;
+    rp->res.trace = trace;
+    rp->res.rt_base = rt_base;
+    rp->res.stop_time = UINT64_MAX;
     return rp;
+}
+
+void vt_replay_set_global(vt_replay *rp, vt_tracker *global)
+{
+    rp->global = rp->res.global = global;
+}
+
+void vt_replay_set_stop(vt_replay *rp, uint64_t stop_time, const char *stop_mark)
+{
+    rp->stop_time = stop_time;
+    rp->stop_mark = stop_mark;
+}
+
+void vt_replay_set_merged(vt_replay *rp, vt_replay_merged_fn fn, void *ctx)
+{
+    rp->merged = fn;
+    rp->merged_ctx = ctx;
+}
+
+void vt_replay_keep_catlog(vt_replay *rp)
+{
+    rp->catlog = calloc(1, sizeof *rp->catlog);
 }
 
 void vt_replay_free(vt_replay *rp)
@@ -1294,24 +1318,11 @@ void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n)
     rp->st.by_type[VT_REC_FREE] += n - nalloc;
 }
 
-void vt_replay_read(vt_replay *rp, vt_reader *rd)
-{
-    const vt_ev *ev;
-    vt_rec rec;
-    for (;;) {
-        size_t n = vt_reader_events(rd, &ev);
-        if (n) {
-            vt_replay_events(rp, ev, n);
-            continue;
-        }
-        if (!vt_reader_next(rd, &rec)) break;
-        vt_replay_rec(rp, &rec);
-    }
-}
-
 /* ------------------------------------------------------------------------ *
  *  The end
  * ------------------------------------------------------------------------ */
+static void fill_result(vt_replay *rp);
+
 void vt_replay_finish(vt_replay *rp)
 {
     if (rp->pause_t0 != UINT64_MAX && rp->last_time > rp->pause_t0) {  /* paused to the end */
@@ -1336,6 +1347,7 @@ void vt_replay_finish(vt_replay *rp)
     /* Arrays grown by doubling: up to half of them is slack from here on. */
     if (rp->ngroups && rp->ngroups < rp->groups_cap) groups_resize(rp, rp->ngroups);
     shrink((void **)&rp->nodes, &rp->nodes_cap, rp->nnodes, sizeof *rp->nodes);
+    fill_result(rp);
 }
 
 /* The device allocations of the category log's window still live: what category
@@ -1369,4 +1381,86 @@ void vt_replay_drop_live(vt_replay *rp)
     free(rp->vmm_counts);
     rp->vmm_counts = NULL;
     rp->nvmm = rp->vmm_cap = 0;
+}
+
+void vt_replay_drop_catlog(vt_replay *rp)
+{
+    if (rp->catlog) vt_catlog_free(rp->catlog);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  What it found
+ * ------------------------------------------------------------------------ */
+/* The arrays' final addresses: after vt_replay_finish trims them. */
+static void fill_result(vt_replay *rp)
+{
+    vt_replay_result *r = &rp->res;
+    r->stop_time = rp->stop_time;
+    r->last_time = rp->last_time;
+    r->global = rp->global;
+    r->host = &rp->host;
+    r->groups = rp->groups;
+    r->ngroups = rp->ngroups;
+    r->ooms = rp->ooms;
+    r->nooms = rp->nooms;
+    r->catlog = rp->catlog;
+    r->annot_max = rp->annot_max;
+    r->nodes = rp->nodes;
+    r->nnodes = rp->nnodes;
+    r->node_ix = &rp->node_ix;
+    r->strings = rp->strings;
+    r->string_ix = &rp->string_ix;
+    r->pyframes = rp->pyframes;
+    r->pyframe_ix = &rp->pyframe_ix;
+    r->modules = rp->modules;
+    r->nmodules = rp->nmodules;
+    r->syms = rp->syms;
+    r->nsyms = rp->nsyms;
+    r->marks = rp->marks;
+    r->nmarks = rp->nmarks;
+    r->nvml = rp->nvml;
+    r->pool = rp->pool;
+    r->unwrapped = (const char (*)[64])rp->unwrapped;
+    r->nunwrapped = rp->nunwrapped;
+    r->driver_version = rp->driver_version;
+    r->has_trailer = rp->has_trailer;
+    r->trailer_flags = rp->trailer_flags;
+    r->trailer_counts = rp->trailer_counts;
+    r->st = &rp->st;
+    r->nomem = rp->nomem;
+}
+
+const vt_replay_result *vt_replay_result_of(const vt_replay *rp)
+{
+    return &rp->res;
+}
+
+vt_group *vt_replay_groups_edit(vt_replay *rp)
+{
+    return rp->groups;
+}
+
+vt_oom *vt_replay_ooms_edit(vt_replay *rp)
+{
+    return rp->ooms;
+}
+
+size_t vt_replay_ngroups(const vt_replay *rp)
+{
+    return rp->ngroups;
+}
+
+const vt_group *vt_replay_group(const vt_replay *rp, size_t gi)
+{
+    return &rp->groups[gi];
+}
+
+vt_device *vt_replay_device(const vt_replay *rp, int device)
+{
+    return (device >= -1 && device < VT_NDEV - 1) ? rp->dev[device + 1] : NULL;
+}
+
+uint64_t vt_replay_unsure_leaks(const vt_replay *rp, uint64_t count)
+{
+    return rp->st.lost_events < count ? rp->st.lost_events : count;
 }

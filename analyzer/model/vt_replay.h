@@ -19,9 +19,8 @@
 #include <stdint.h>
 
 #include "vt_cat_life.h"
+#include "vt_codec.h"
 #include "vt_format.h"
-#include "vt_live.h"
-#include "vt_reader.h"
 #include "vt_table.h"
 
 #define VT_NDEV        129  /* device -1..127 -> slot 0..128 */
@@ -234,89 +233,50 @@ typedef struct {
     uint64_t moved;             /* bytes now counted in the device's idle group */
 } vt_seg;
 
-struct vt_replay {
+/* What a replay found, for the analyses, views and commands above the model: filled
+ * by vt_replay_finish (trace and rt_base by vt_replay_new, global by
+ * vt_replay_set_global), read through vt_replay_result_of. The arrays are the replay's
+ * own, valid until vt_replay_free. The replay's working state (live set, lookups,
+ * caches) stays in model/vt_replay_int.h. */
+typedef struct {
     int trace;                  /* index of this trace in the analysis */
     uint64_t rt_base;           /* start_realtime_ns: event time + this = realtime */
-    uint64_t stop_time;         /* records timed after this are skipped (UINT64_MAX: none) */
-    uint64_t now, last_time;
-    uint64_t pause_t0;          /* when recording was paused; UINT64_MAX: recording */
-
+    uint64_t stop_time;         /* records timed after this were skipped (UINT64_MAX: none) */
+    uint64_t last_time;         /* of the last record applied */
     vt_tracker *global;         /* all device memory of the analysis, or NULL */
-    vt_replay_merged_fn merged; /* or NULL */
-    void *merged_ctx;
-
-    vt_device *dev[VT_NDEV];
-    vt_tracker host;            /* pinned host memory */
-
-    vt_liveset live;            /* live allocations and mappings (vt_live.h) */
-    size_t mappings;
-    /* VMM handles' references (create, retains) not yet released and mappings not yet
-     * unmapped: handle -> vmm_counts[2 * i], [2 * i + 1]. Only handles have them, so
-     * they are kept here rather than in every live entry. */
-    vt_idmap vmm_ix;
-    uint32_t *vmm_counts;
-    size_t nvmm, vmm_cap;       /* handles, pairs allocated */
-
-    vt_group *groups;
-    size_t ngroups, groups_cap;
-    vt_idmap seg_ix;            /* (address << 3 | space) of a driver allocation -> segs[] */
-    vt_seg *segs;
-    size_t nsegs, segs_cap;
-    vt_idmap group_ix;          /* (stack, kind, device) -> group */
-    uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
-    uint32_t gcache_val[1024];
-    uint32_t *stack_group;      /* stack id -> groups + 1 of its last four (kind, device) */
-    size_t nstack_group;        /* (0: none): one array read finds the group of most allocations */
-
-    vt_catlog *catlog;          /* device allocations for category inference, or NULL */
-
-    /* Annotations (on_annotate in vt_replay.c). Once a trace announces them, every device
-     * allocation keeps its time (an ext live entry): an annotation that comes after the
-     * peak must know whether its allocation was live then. */
-    int keep_times;
-    vt_idmap role_ix;           /* group | role << 32 | layer << 35 -> its annotated group */
-    /* Annotations that matched no allocation (buffers inside a preallocated block), per
-     * role: the bytes of the batch being read and the most of any batch. */
-    uint64_t annot_batch[VT_ROLE_MAX], annot_bytes[VT_ROLE_MAX], annot_max[VT_ROLE_MAX];
-
-    vt_stack_node *nodes;
-    size_t nnodes, nodes_cap;
-    vt_idarr node_ix;           /* stack node id -> nodes[] */
-
-    vt_idarr string_ix;         /* STRING id -> strings[] */
-    const char **strings;
-    size_t nstrings, strings_cap;
-    vt_idarr pyframe_ix;
-    vt_pyframe *pyframes;
-    size_t npyframes, pyframes_cap;
-    vt_layers *layers;          /* made at the first device group (vt_layer.c) */
-
-    vt_module *modules;
-    size_t nmodules, modules_cap;
-
-    vt_oom *ooms;
-    size_t nooms, ooms_cap;
-
-    vt_symrec *syms;            /* SYMBOL records, in file order */
-    size_t nsyms, syms_cap;
-    vt_mark *marks;             /* MARK records, in file order */
-    size_t nmarks, marks_cap;
-    const char *stop_mark;      /* the first mark of this name sets stop_time (--at mark:NAME) */
-
-    vt_nvml nvml[VT_NDEV];
-    vt_pool_dev pool[VT_NDEV]; /* by CUDA ordinal + 1 */
-
-    char unwrapped[8][64];      /* names of the first lookups the recorder could not wrap */
+    const vt_tracker *host;     /* pinned host memory */
+    const vt_group *groups;     /* vt_replay_groups_edit: the same, to annotate */
+    size_t ngroups;
+    const vt_oom *ooms;
+    size_t nooms;
+    const vt_catlog *catlog;    /* device allocations for category inference, or NULL */
+    const uint64_t *annot_max;  /* [VT_ROLE_MAX]: the most annotated bytes of any batch
+                                 * that matched no allocation, per role */
+    /* the stack tree: nodes, and the STRING and Python frame records they name */
+    const vt_stack_node *nodes;
+    size_t nnodes;
+    const vt_idarr *node_ix;    /* stack node id -> nodes[] */
+    const char *const *strings;
+    const vt_idarr *string_ix;  /* STRING id -> strings[] */
+    const vt_pyframe *pyframes;
+    const vt_idarr *pyframe_ix;
+    const vt_module *modules;
+    size_t nmodules;
+    const vt_symrec *syms;      /* SYMBOL records, in file order */
+    size_t nsyms;
+    const vt_mark *marks;       /* MARK records, in file order */
+    size_t nmarks;
+    const vt_nvml *nvml;        /* [VT_NDEV], by NVML index + 1 */
+    const vt_pool_dev *pool;    /* [VT_NDEV], by CUDA ordinal + 1 */
+    const char (*unwrapped)[64];/* names of the first lookups the recorder could not wrap */
     unsigned nunwrapped;
     uint64_t driver_version;
     int has_trailer;
     uint8_t trailer_flags;
-    uint64_t trailer_counts[VT_REC_TYPE_MAX];
-
-    vt_replay_stats st;
-    vt_arena arena;
+    const uint64_t *trailer_counts; /* [VT_REC_TYPE_MAX] */
+    const vt_replay_stats *st;
     int nomem;                  /* some record was dropped for want of memory */
-};
+} vt_replay_result;
 
 /* Returns NULL when out of memory. */
 vt_replay *vt_replay_new(int trace, uint64_t rt_base);
@@ -325,12 +285,9 @@ void vt_replay_free(vt_replay *rp);
 /* Applies one record. */
 void vt_replay_rec(vt_replay *rp, const vt_rec *r);
 
-/* Applies a run of ALLOC and FREE records (vt_reader_events): the same as
+/* Applies a run of ALLOC and FREE records (vt_ev, vt_codec.h): the same as
  * vt_replay_rec on each, faster. */
 void vt_replay_events(vt_replay *rp, const vt_ev *ev, size_t n);
-
-/* Applies every record rd has left, through the fast path where it can. */
-void vt_replay_read(vt_replay *rp, vt_reader *rd);
 
 /* Settles the lazily kept peak values (call once, after the last record). Trackers
  * shared between replays (global, merged) must be final, i.e. all replays done. Frees
@@ -347,17 +304,33 @@ int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t);
  * folded, so that none of them add up. */
 void vt_replay_drop_live(vt_replay *rp);
 
-static inline vt_device *vt_replay_device(const vt_replay *rp, int device)
-{
-    return (device >= -1 && device < VT_NDEV - 1) ? rp->dev[device + 1] : NULL;
-}
+/* What the replay found (vt_replay_result); complete after vt_replay_finish. */
+const vt_replay_result *vt_replay_result_of(const vt_replay *rp);
+
+/* Sites and categories annotate the groups after the replay (their site and cat
+ * fields) and sites the OOM events (site): the same arrays, writable. */
+vt_group *vt_replay_groups_edit(vt_replay *rp);
+vt_oom *vt_replay_ooms_edit(vt_replay *rp);
+
+/* While the replay runs (a series or an export replaying a trace alongside): the
+ * groups made so far, group gi, and the device's state (NULL when none). */
+size_t vt_replay_ngroups(const vt_replay *rp);
+const vt_group *vt_replay_group(const vt_replay *rp, size_t gi);
+vt_device *vt_replay_device(const vt_replay *rp, int device);
 
 /* Of count allocations live at the end, how many may be frees the recorder lost rather
  * than leaks: every lost event may have been one (LOST records count events, not
  * their types). 0 when none was lost. */
-static inline uint64_t vt_replay_unsure_leaks(const vt_replay *rp, uint64_t count)
-{
-    return rp->st.lost_events < count ? rp->st.lost_events : count;
-}
+uint64_t vt_replay_unsure_leaks(const vt_replay *rp, uint64_t count);
 
+/* Settings, before the first record: the tracker of all device memory (NULL: none);
+ * the time and the mark (--at mark:NAME, or NULL) past which records are skipped; the
+ * merged trackers of several traces; whether to keep the category log. */
+void vt_replay_set_global(vt_replay *rp, vt_tracker *global);
+void vt_replay_set_stop(vt_replay *rp, uint64_t stop_time, const char *stop_mark);
+void vt_replay_set_merged(vt_replay *rp, vt_replay_merged_fn fn, void *ctx);
+void vt_replay_keep_catlog(vt_replay *rp);
+
+/* Frees what the category log holds once inference has read it (vt_cat_lifetimes). */
+void vt_replay_drop_catlog(vt_replay *rp);
 #endif /* VT_REPLAY_H */

@@ -1,116 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* vt_export_common.c - the selected groups and their weights, frame labels, output. */
-#include "vt_export.h"
-#include "vt_series.h"
+/* vt_export_common.c - output: JSON strings, files, options, names. */
+#include "vt_export_common.h"
+#include "vt_eset.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* ------------------------------------------------------------------------ *
- *  Weights
- * ------------------------------------------------------------------------ */
-const char *vt_what_name(vt_what w)
-{
-    return w == VT_WHAT_ALLOCATED ? "allocated" : w == VT_WHAT_LEAKED ? "leaked" : "peak";
-}
-
-int vt_what_parse(const char *s)
-{
-    if (!strcmp(s, "peak")) return VT_WHAT_PEAK;
-    if (!strcmp(s, "allocated")) return VT_WHAT_ALLOCATED;
-    if (!strcmp(s, "leaked")) return VT_WHAT_LEAKED;
-    return -1;
-}
-
-int vt_eset_init(vt_eset *e, const vt_analysis *a, int device)
-{
-    memset(e, 0, sizeof *e);
-    e->a = a;
-    e->device = device;
-    e->tk = vt_series_tracker(a, device);
-    if (!e->tk) {
-        fprintf(stderr, "vramtrace: %s: no device %d in this trace\n", a->t[0].path, device);
-        return 2;
-    }
-    const vt_replay *rp = a->t[0].rp;
-    e->g = calloc(rp->ngroups ? rp->ngroups : 1, sizeof *e->g);
-    if (!e->g) {
-        fprintf(stderr, "vramtrace: out of memory\n");
-        return 2;
-    }
-    for (size_t i = 0; i < rp->ngroups; i++) {
-        const vt_group *g = &rp->groups[i];
-        int k = vt_series_group_tk(a, g, device);
-        if (k < 0) continue;
-        vt_egroup *eg = &e->g[e->n++];
-        eg->g = g;
-        eg->ti = 0;
-        eg->k = k;
-        for (int w = 0; w < 3; w++) e->sum[w] += vt_egroup_bytes(e, eg, (vt_what)w);
-    }
-    return 0;
-}
-
-void vt_eset_free(vt_eset *e)
-{
-    free(e->g);
-    memset(e, 0, sizeof *e);
-}
-
-uint64_t vt_egroup_bytes(const vt_eset *e, const vt_egroup *g, vt_what w)
-{
-    (void)e;
-    switch (w) {
-    case VT_WHAT_ALLOCATED: return g->g->total_bytes;
-    case VT_WHAT_LEAKED: return g->g->live;
-    default: return g->g->at_peak[g->k];
-    }
-}
-
-uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w)
-{
-    (void)e;
-    switch (w) {
-    case VT_WHAT_ALLOCATED: return g->g->nallocs;
-    case VT_WHAT_LEAKED: return g->g->live_count;
-    default: return g->g->at_peak_count[g->k];
-    }
-}
-
-const char *vt_eset_label(const vt_eset *e, char *buf, size_t n)
-{
-    if (e->device == VT_ALL_DEVICES) {
-        snprintf(buf, n, "all devices");
-        return buf;
-    }
-    const vt_device *d = vt_replay_device(e->a->t[0].rp, e->device);
-    if (d && d->has_info && d->name[0]) snprintf(buf, n, "device %d (%s)", e->device, d->name);
-    else snprintf(buf, n, "device %d", e->device);
-    return buf;
-}
-
-/* ------------------------------------------------------------------------ *
- *  Labels
- * ------------------------------------------------------------------------ */
-const char *vt_export_frame_label(const vt_site_frame *f, char *buf, size_t n)
-{
-    if (f->kind == VT_FRAME_PYTHON && f->file_base) {
-        if (f->line) snprintf(buf, n, "%s (%s:%u)", f->function, f->file_base, f->line);
-        else snprintf(buf, n, "%s (%s)", f->function, f->file_base);
-    } else if (f->kind == VT_FRAME_SCOPE) {
-        snprintf(buf, n, "[%s]", f->function);
-    } else {
-        snprintf(buf, n, "%s", f->function);
-    }
-    /* ';' separates frames in folded stacks and a newline ends the line */
-    for (char *p = buf; *p; p++) {
-        if (*p == ';') *p = ':';
-        else if (*p == '\n' || *p == '\r') *p = ' ';
-    }
-    return buf;
-}
 
 /* ------------------------------------------------------------------------ *
  *  Output

@@ -92,7 +92,7 @@ int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *eo)
 {
     (void)eo;
     const vt_trace *t = &a->t[0];
-    const vt_replay *rp1 = t->rp;
+    const vt_replay_result *rp1 = vt_replay_result_of(t->rp);
     /* the first pass's groups by key: category and site of each allocation */
     vt_idmap gix = { 0 };
     char **cells = calloc(rp1->ngroups ? rp1->ngroups : 1, sizeof *cells);
@@ -129,7 +129,7 @@ int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *eo)
     /* Every group also feeds `every` (device, managed and host memory together), so
      * what a free released is the change of one number. */
     vt_tracker every = { 0 };
-    rp->global = &all;
+    vt_replay_set_global(rp, &all);
     size_t seen = 0, noom = 0;
     static const char head[] =
         "time_ns,event,kind,device,address,size,stream,tid,stack_id,device_live_bytes,category,site\n";
@@ -146,8 +146,8 @@ int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *eo)
     while (o && vt_reader_next(&rd, &r)) {
         uint64_t before = every.live;
         vt_replay_rec(rp, &r);
-        for (; seen < rp->ngroups; seen++) {
-            vt_group *g = &rp->groups[seen];
+        for (; seen < vt_replay_ngroups(rp); seen++) {
+            const vt_group *g = vt_replay_group(rp, seen);
             if (vt_replay_group_feed(rp, seen, &every)) continue;
             every.live += g->live;
         }

@@ -3,6 +3,7 @@
  * per distinct stack, outermost frame first, frames joined by ';', then a space and
  * the bytes of allocations made at exactly that stack. */
 #include "vt_export.h"
+#include "vt_ftree.h"
 
 #include <inttypes.h>
 

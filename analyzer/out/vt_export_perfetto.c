@@ -9,6 +9,7 @@
  * category's bytes at that moment, in time order. So the peak and every valley
  * deeper than a bucket survive; a counter is written only when its value changed. */
 #include "vt_export.h"
+#include "vt_export_common.h"
 #include "vt_series.h"
 #include "vt_names.h"
 
@@ -111,8 +112,9 @@ int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     instant(f, pid, "peak", s.peak_time);
     fprintf(f, "\"bytes\":%" PRIu64 "}}", s.peak);
     const vt_replay *rp = t->rp;
-    for (size_t i = 0; i < rp->nooms; i++) {
-        const vt_oom *oo = &rp->ooms[i];
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    for (size_t i = 0; i < res->nooms; i++) {
+        const vt_oom *oo = &res->ooms[i];
         if (o->device != VT_ALL_DEVICES && oo->device != o->device) continue;
         instant(f, pid, "OOM", oo->time);
         fprintf(f, "\"size\":%" PRIu64 ",\"device\":%d,\"kind\":", oo->size, oo->device);

@@ -14,6 +14,7 @@
  * Built only with protobuf-c and zlib (VT_WITH_PPROF, set by analyzer/CMakeLists.txt);
  * builds that compile the analyzer's sources on their own (the fuzzer) get a stub. */
 #include "vt_export.h"
+#include "vt_frame_label.h"
 #include "vt_series.h"
 #include "vt_names.h"
 
@@ -97,11 +98,12 @@ static const char *base_name(const char *p)
  * load address is one mapping). */
 static void add_mappings(pb_build *b, const vt_replay *rp)
 {
-    b->maps = calloc(rp->nmodules ? rp->nmodules : 1, sizeof *b->maps);
-    b->mmod = calloc(rp->nmodules ? rp->nmodules : 1, sizeof *b->mmod);
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    b->maps = calloc(res->nmodules ? res->nmodules : 1, sizeof *b->maps);
+    b->mmod = calloc(res->nmodules ? res->nmodules : 1, sizeof *b->mmod);
     if (!b->maps || !b->mmod) { b->nomem = 1; return; }
-    for (size_t i = 0; i < rp->nmodules; i++) {
-        const vt_module *m = &rp->modules[i];
+    for (size_t i = 0; i < res->nmodules; i++) {
+        const vt_module *m = &res->modules[i];
         size_t k = 0;
         while (k < b->nmaps && !(b->mmod[k]->bias == m->bias && !strcmp(b->mmod[k]->path, m->path))) k++;
         if (k < b->nmaps) continue;
@@ -275,7 +277,7 @@ int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     p.period_type = &period;
     p.period = 1;
     p.time_nanos = (int64_t)a->t[0].rd.hdr.start_realtime_ns;
-    p.duration_nanos = (int64_t)a->t[0].rp->last_time;
+    p.duration_nanos = (int64_t)vt_replay_result_of(a->t[0].rp)->last_time;
     p.default_sample_type = o->what == VT_WHAT_ALLOCATED ? vt[3].type : o->what == VT_WHAT_LEAKED ? vt[5].type : vt[1].type;
     char comment[1200], dev[160];
     snprintf(comment, sizeof comment, "vramtrace: device memory of %s, trace %s", vt_eset_label(&e, dev, sizeof dev),

@@ -4,6 +4,8 @@
  * frame first): bytes at the peak, bytes allocated, bytes leaked at the end. The one
  * --what names opens first (activeProfileIndex). */
 #include "vt_export.h"
+#include "vt_export_common.h"
+#include "vt_frame_label.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

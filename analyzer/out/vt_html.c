@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_html.c - the HTML reports (see vt_html.h). */
 #include "vt_html.h"
+#include "vt_export_common.h"
 #include "vt_show.h"
 #include "vt_units.h"
 
@@ -21,102 +22,8 @@ static const char vt_asset_vt_flame_js[] = "document.getElementById('vt-errors')
 #endif
 
 /* ------------------------------------------------------------------------ *
- *  Text
- * ------------------------------------------------------------------------ */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n;
-    if (c >= 0xc2 && c <= 0xdf) n = 2;
-    else if (c >= 0xe0 && c <= 0xef) n = 3;
-    else if (c >= 0xf0 && c <= 0xf4) n = 4;
-    else return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if (c == 0xe0 && s[1] < 0xa0) return 0;               /* overlong */
-    if (c == 0xed && s[1] >= 0xa0) return 0;              /* surrogates */
-    if (c == 0xf0 && s[1] < 0x90) return 0;
-    if (c == 0xf4 && s[1] >= 0x90) return 0;
-    return n;
-}
-
-void vt_html_esc(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        unsigned c = *p;
-        switch (c) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        case '\n': case '\t': fputc((int)c, f); break;
-        default:
-            if (c < 0x20 || c == 0x7f) break; /* XML 1.0 has no place for them */
-            if (c >= 0x80) {
-                size_t n = utf8_seq(p);
-                if (!n) {
-                    fputs("\xef\xbf\xbd", f);
-                    p++;
-                    continue;
-                }
-                fwrite(p, 1, n, f);
-                p += n;
-                continue;
-            }
-            fputc((int)c, f);
-        }
-        p++;
-    }
-}
-
-/* ------------------------------------------------------------------------ *
- *  Colours
- * ------------------------------------------------------------------------ */
-const char *vt_html_series_color(const vt_series *s, size_t i)
-{
-    /* categories: one fixed colour each, so every report reads alike */
-    static const char *const cat[VT_CAT_N] = {
-        "#4e79a7", /* weights: blue */
-        "#f28e2b", /* activations: orange */
-        "#59a14f", /* gradients: green */
-        "#b07aa1", /* optimizer_state: purple */
-        "#edc948", /* workspace: yellow */
-        "#ff9da7", /* temporary: pink */
-        "#76b7b2", /* host_pinned: teal */
-        "#bab0ac", /* other: grey */
-    };
-    static const char *const pal[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
-                                       "#edc948", "#76b7b2", "#ff9da7", "#9c755f", "#86bcb6",
-                                       "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63" };
-    const vt_series_def *d = &s->series[i];
-    if (s->by == VT_SERIES_BY_CATEGORY) return (unsigned)d->key < VT_CAT_N ? cat[d->key] : cat[VT_CAT_OTHER];
-    if (d->key < 0) return "#bab0ac";
-    return pal[i % (sizeof pal / sizeof pal[0])];
-}
-
-/* ------------------------------------------------------------------------ *
  *  Page
  * ------------------------------------------------------------------------ */
-void vt_html_subtitle(char *buf, size_t n, const vt_analysis *a, const char *memory)
-{
-    const vt_trace *t = &a->t[0];
-    char *cmd = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&cmd, &len);
-    if (m) {
-        vt_show_command(m, &t->rd);
-        fclose(m);
-    }
-    char date[40];
-    const char *base = strrchr(t->path, '/');
-    snprintf(buf, n, "%s%s%s on %s, %s; pid %u; trace %s", memory ? memory : "", memory ? "; " : "",
-             cmd && *cmd ? cmd : "?", t->rd.host ? t->rd.host : "?",
-             vt_show_date(date, t->rd.hdr.start_realtime_ns), t->rd.hdr.pid, base ? base + 1 : t->path);
-    free(cmd);
-}
-
 /* Everything before the data: the error hook comes first so that even a script that
  * fails to parse is reported on the page (and to the browser test). */
 static void page_head(FILE *f, const char *title)
@@ -254,9 +161,10 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     }
     fputs(",\n\"ooms\":[", f);
     const vt_replay *rp = a->t[0].rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     int first = 1;
-    for (size_t i = 0; i < rp->nooms; i++) {
-        const vt_oom *o = &rp->ooms[i];
+    for (size_t i = 0; i < res->nooms; i++) {
+        const vt_oom *o = &res->ooms[i];
         if (s->device != VT_ALL_DEVICES && o->device != s->device) continue;
         if (o->time < s->t0 || o->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"size\":%" PRIu64 ",\"site\":", first ? "" : ",", o->time, o->size);
@@ -267,8 +175,8 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     /* The program's marks (vramtrace.mark()): a mark names a moment of every device. */
     fputs("],\n\"marks\":[", f);
     first = 1;
-    for (size_t i = 0; i < rp->nmarks; i++) {
-        const vt_mark *m = &rp->marks[i];
+    for (size_t i = 0; i < res->nmarks; i++) {
+        const vt_mark *m = &res->marks[i];
         if (m->time < s->t0 || m->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"name\":", first ? "" : ",", m->time);
         vt_export_jstr(f, m->name);

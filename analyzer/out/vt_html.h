@@ -8,19 +8,9 @@
 
 #include <stdio.h>
 
-#include "vt_export.h"
+#include "vt_ftree.h"
+#include "vt_html_common.h"
 #include "vt_series.h"
-
-/* Text for HTML or XML, in element content or in a quoted attribute: & < > " '
- * escaped, control bytes dropped, bytes that are not UTF-8 replaced by U+FFFD. */
-void vt_html_esc(FILE *f, const char *s);
-
-/* The colour of series i ("#rrggbb"): categories have fixed colours, sites and kinds
- * take a palette in order, "other" is grey. */
-const char *vt_html_series_color(const vt_series *s, size_t i);
-
-/* Title and subtitle lines of a report on trace 0 of a. */
-void vt_html_subtitle(char *buf, size_t n, const vt_analysis *a, const char *memory);
 
 /* Return 0, or 2 after printing one line. */
 int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const char *title);

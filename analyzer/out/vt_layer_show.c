@@ -2,22 +2,13 @@
 /* vt_layer_show.c - the "by layer" sections of report and diff. */
 #include "vt_layer_show.h"
 #include "vt_layer.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int vt_layer_any(const vt_analysis *a)
-{
-    for (int i = 0; i < a->n; i++) {
-        vt_layer_ctr *const *c;
-        if (a->t[i].rp && vt_layers_list(a->t[i].rp, &c)) return 1;
-    }
-    return 0;
-}
 
 static double pct(uint64_t part, uint64_t whole)
 {

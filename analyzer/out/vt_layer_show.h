@@ -10,9 +10,6 @@
 #include "vt_analyze.h"
 #include "vt_json.h"
 
-/* Some trace of a has a layer. */
-int vt_layer_any(const vt_analysis *a);
-
 /* "by layer at the peak:" for tracker tk (whole = its peak): bytes, share, the most the
  * layer held at any time; top rows at most. */
 void vt_layer_show_text(const vt_analysis *a, const vt_tracker *tk, uint64_t whole, uint64_t top);

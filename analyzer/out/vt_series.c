@@ -20,22 +20,6 @@
 /* ------------------------------------------------------------------------ *
  *  Selection
  * ------------------------------------------------------------------------ */
-const vt_tracker *vt_series_tracker(const vt_analysis *a, int device)
-{
-    if (device == VT_ALL_DEVICES) return &a->global;
-    const vt_device *d = a->n ? vt_replay_device(a->t[0].rp, device) : NULL;
-    return d ? &d->dev : NULL;
-}
-
-int vt_series_group_tk(const vt_analysis *a, const vt_group *g, int device)
-{
-    const vt_tracker *tk = vt_series_tracker(a, device);
-    if (!tk || g->cls != VT_CLASS_DEVICE) return -1;
-    for (unsigned k = 0; k < g->ntk; k++)
-        if (g->tk[k] == tk) return (int)k;
-    return -1;
-}
-
 vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g)
 {
     /* vt_analyze decided it (vt_cat_assign) and left it in the group */
@@ -174,6 +158,7 @@ static int add_def(vt_series *s, const char *name, const char *detail, int key, 
 static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *o, vt_idmap *gmap)
 {
     const vt_replay *rp = a->t[0].rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
     int sid_of[256];
     for (int i = 0; i < 256; i++) sid_of[i] = -1;
 
@@ -181,8 +166,8 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         /* present keys, with their bytes at the peak for ordering */
         uint64_t peak[256] = { 0 }, total[256] = { 0 };
         int present[256] = { 0 };
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             int k = vt_series_group_tk(a, g, o->device);
             if (k < 0) continue;
             int key = o->by == VT_SERIES_BY_KIND ? g->kind : (int)vt_series_group_cat(a, 0, g);
@@ -209,8 +194,8 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             if (add_def(s, name, detail, key, NULL)) return -1;
             sid_of[key] = (int)s->nseries - 1;
         }
-        for (size_t i = 0; i < rp->ngroups; i++) {
-            const vt_group *g = &rp->groups[i];
+        for (size_t i = 0; i < res->ngroups; i++) {
+            const vt_group *g = &res->groups[i];
             int k = vt_series_group_tk(a, g, o->device);
             if (k < 0) continue;
             int key = o->by == VT_SERIES_BY_KIND ? g->kind : (int)vt_series_group_cat(a, 0, g);
@@ -254,8 +239,8 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         other = (int)s->nseries - 1;
     }
     free(rows);
-    for (size_t i = 0; i < rp->ngroups && !rc; i++) {
-        const vt_group *g = &rp->groups[i];
+    for (size_t i = 0; i < res->ngroups && !rc; i++) {
+        const vt_group *g = &res->groups[i];
         int k = vt_series_group_tk(a, g, o->device);
         if (k < 0) continue;
         uint32_t key = by == VT_BY_SITE ? g->site : g->layer ? g->layer->name_id : UINT32_MAX;
@@ -355,8 +340,9 @@ static void before_change(pass_state *ps, uint64_t t)
  * new count. */
 static size_t attach_groups(pass_state *ps, vt_replay *rp, size_t seen, const vt_idmap *gmap, int device)
 {
-    for (size_t i = seen; i < rp->ngroups; i++) {
-        vt_group *g = &rp->groups[i];
+    size_t n = vt_replay_ngroups(rp);
+    for (size_t i = seen; i < n; i++) {
+        const vt_group *g = vt_replay_group(rp, i);
         if (g->cls != VT_CLASS_DEVICE) continue;
         if (device != VT_ALL_DEVICES && g->device != device) continue;
         const uint32_t *sid = vt_idmap_get(gmap, group_key(g->stack_id, g->kind, g->device));
@@ -369,7 +355,7 @@ static size_t attach_groups(pass_state *ps, vt_replay *rp, size_t seen, const vt
         st->live += g->live;
         st->count += g->live_count;
     }
-    return rp->ngroups;
+    return n;
 }
 
 /* The selected device's tracker in the second replay, once the device exists; the
@@ -387,7 +373,8 @@ static const vt_tracker *device_tracker(const vt_replay *rp, int device)
 static int nvml_included(const vt_analysis *a, int nvix, int device)
 {
     const vt_replay *rp = a->t[0].rp;
-    const vt_nvml *nv = &rp->nvml[nvix + 1];
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    const vt_nvml *nv = &res->nvml[nvix + 1];
     if (!nv->seen) return 0;
     int matched_any = 0;
     /* by UUID first: NVML and CUDA may number the GPUs differently */
@@ -417,6 +404,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
     s->by = o->by;
     s->device = o->device;
     const vt_trace *t = &a->t[0];
+    const vt_replay_result *res = vt_replay_result_of(t->rp);
     const vt_tracker *tk1 = vt_series_tracker(a, o->device);
     if (!tk1) {
         fprintf(stderr, "vramtrace: %s: device %d has no memory in this trace\n", t->path, o->device);
@@ -425,12 +413,12 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
     s->peak = tk1->peak;
     s->peak_time = tk1->peak_time;
     s->end_live = tk1->live;
-    s->span_end = t->rp->last_time;
+    s->span_end = res->last_time;
     s->t0 = o->from;
-    s->t1 = o->to == UINT64_MAX ? t->rp->last_time : o->to;
+    s->t1 = o->to == UINT64_MAX ? res->last_time : o->to;
     if (s->t1 < s->t0) {
         fprintf(stderr, "vramtrace: %s: the time range is empty (the trace ends at %.6f s)\n", t->path,
-                (double)t->rp->last_time / 1e9);
+                (double)res->last_time / 1e9);
         return 2;
     }
     s->nbuckets = o->nbuckets ? o->nbuckets : 2000;
@@ -459,7 +447,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         nv_inc[i + 1] = nvml_included(a, i, o->device);
         if (nv_inc[i + 1]) {
             s->has_nvml = 1;
-            if (t->rp->nvml[i + 1].has_proc) s->nvml_proc = 1;
+            if (res->nvml[i + 1].has_proc) s->nvml_proc = 1;
         }
     }
     uint64_t nv_last[VT_NDEV] = { 0 }; /* latest figure + 1 of each NVML index */
@@ -481,7 +469,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    rp->global = &all;
+    vt_replay_set_global(rp, &all);
     pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0 };
     size_t seen_groups = 0;
     vt_rec r;
@@ -498,7 +486,8 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                 if (in_range) before_change(&ps, ev[i].time_ns);
                 /* one at a time: the total after each event is what the buckets need */
                 vt_replay_events(rp, &ev[i], 1);
-                if (rp->ngroups > seen_groups) seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+                if (vt_replay_ngroups(rp) > seen_groups)
+                    seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
                 if (!ps.tot) ps.tot = device_tracker(rp, o->device);
                 if (in_range) on_change(&ps, ev[i].time_ns);
             }
@@ -510,7 +499,8 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                        r.time_ns <= s->t1;
         if (in_range && memory) before_change(&ps, r.time_ns);
         vt_replay_rec(rp, &r);
-        if (rp->ngroups > seen_groups) seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+        if (vt_replay_ngroups(rp) > seen_groups)
+            seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
         if (!ps.tot) ps.tot = device_tracker(rp, o->device);
         if (!in_range) continue;
         if (memory) {
@@ -553,4 +543,29 @@ void vt_series_free(vt_series *s)
     free(s->at_max);
     free(s->at_min);
     memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Colours
+ * ------------------------------------------------------------------------ */
+const char *vt_html_series_color(const vt_series *s, size_t i)
+{
+    /* categories: one fixed colour each, so every report reads alike */
+    static const char *const cat[VT_CAT_N] = {
+        "#4e79a7", /* weights: blue */
+        "#f28e2b", /* activations: orange */
+        "#59a14f", /* gradients: green */
+        "#b07aa1", /* optimizer_state: purple */
+        "#edc948", /* workspace: yellow */
+        "#ff9da7", /* temporary: pink */
+        "#76b7b2", /* host_pinned: teal */
+        "#bab0ac", /* other: grey */
+    };
+    static const char *const pal[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
+                                       "#edc948", "#76b7b2", "#ff9da7", "#9c755f", "#86bcb6",
+                                       "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63" };
+    const vt_series_def *d = &s->series[i];
+    if (s->by == VT_SERIES_BY_CATEGORY) return (unsigned)d->key < VT_CAT_N ? cat[d->key] : cat[VT_CAT_OTHER];
+    if (d->key < 0) return "#bab0ac";
+    return pal[i % (sizeof pal / sizeof pal[0])];
 }

@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vt_analyze.h"
-#include "vt_cat.h"
+#include "vt_cat_list.h"
+#include "vt_eset.h"
+#include "vt_rows.h"
 
-#define VT_ALL_DEVICES (-1000)  /* every device's memory together */
 #define VT_SERIES_MAX  64
 
 typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND, VT_SERIES_BY_LAYER } vt_series_by;
@@ -77,13 +77,6 @@ void vt_series_free(vt_series *s);
 /* Start time of bucket i (i = nbuckets gives the end of the range). */
 uint64_t vt_series_bucket_start(const vt_series *s, size_t i);
 
-/* The tracker of the selected memory (a->global or one device's), or NULL. */
-const vt_tracker *vt_series_tracker(const vt_analysis *a, int device);
-
-/* Whether group g of a trace counts towards the selected memory, and its index among
- * g's trackers (for g->at_peak[k]); -1 when it does not count. */
-int vt_series_group_tk(const vt_analysis *a, const vt_group *g, int device);
-
 /* The category of group g of trace ti. */
 vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g);
 
@@ -94,5 +87,9 @@ const char *vt_series_cat_name(vt_cat c);
  * all of `among` (nsites sites), and the one outside it. Writes into buf. */
 const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
                                  size_t nsites, char *buf, size_t n);
+
+/* The colour of series i ("#rrggbb"): categories have fixed colours, sites and kinds
+ * take a palette in order, "other" is grey. */
+const char *vt_html_series_color(const vt_series *s, size_t i);
 
 #endif /* VT_SERIES_H */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vt_analyze.h"
+#include "vt_analysis.h"
 #include "vt_json.h"
 
 #define VT_SHOW_FRAMES 5   /* lines of a site printed in text output by default */
@@ -45,17 +45,9 @@ void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames 
 /* At most `lines` lines of site s as fr says, on one line joined by " <- " (" via "),
  * then a newline; frames without their module. */
 void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames *fr, int lines);
-/* Rows of sites (vt_rows by VT_BY_SITE) that read alike under fr summed into one (the
- * first, largest, stands for them), then sorted again. Returns the new count. */
-size_t vt_show_group_rows(const vt_analysis *a, const vt_frames *fr, vt_row *rows, size_t n);
-/* The rows of sites holding bytes at `at` for tracker tk, grouped as fv shows them
- * (vt_show_group_rows), largest first; (size_t)-1 when out of memory (as vt_rows). */
-size_t vt_show_site_rows(const vt_analysis *a, const vt_tracker *tk, vt_at at, const vt_frames *fv, vt_row **out);
 /* The site as JSON members "op" (when one is named) and "frames": [...], every frame
  * with its class. */
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site);
-/* A row of sites as a JSON object: bytes, live_count, count, total_bytes, frames. */
-void vt_show_row_json(vt_json *j, const vt_analysis *a, vt_by by, const vt_row *r);
 /* argv joined by spaces (arguments with blanks quoted). */
 void vt_show_command(FILE *f, const vt_reader *rd);
 void vt_show_command_json(vt_json *j, const char *key, const vt_reader *rd);
@@ -65,5 +57,27 @@ const char *vt_show_date(char buf[40], uint64_t realtime_ns);
 void vt_show_uuid(char buf[48], const uint8_t uuid[16]);
 /* Writes s with control bytes escaped (dump output). */
 void vt_show_escaped(FILE *f, const char *s, size_t n);
+
+/* ------------------------------------------------------------------------ *
+ *  A site's lines as fr shows it (vt_show_rows.c groups the rows that read alike)
+ * ------------------------------------------------------------------------ */
+/* One line of a site as shown: the op, or a frame led by "<- " (an outer frame) or
+ * "via " (a frame between the op and the user frame shown before it). */
+typedef struct {
+    const char *op;
+    const vt_site_frame *fr;
+    const char *lead;
+} vt_show_line;
+
+typedef struct {
+    vt_show_line l[VT_SITE_MAX_FRAMES + 1];
+    size_t n;
+    uint32_t hidden;        /* frames not shown */
+    int hidden_user;        /* some of them are user code */
+} vt_show_lines;
+
+/* Site s of a, or NULL when there is none or it has no frames. */
+const vt_site *vt_show_site_of(const vt_analysis *a, uint32_t site);
+void vt_show_site_lines(const vt_site *s, const vt_frames *fr, vt_show_lines *o);
 
 #endif /* VT_SHOW_H */

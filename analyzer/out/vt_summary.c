@@ -4,8 +4,7 @@
 
 #include "vt_cat.h"
 #include "vt_gap.h"
-#include "vt_layer_show.h"
-#include "vt_show.h"
+#include "vt_show_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -111,12 +110,13 @@ static void sites(out *o, const vt_analysis *a, const vt_tracker *tk, int max)
 static void ooms(out *o, const vt_analysis *a, const vt_trace *t)
 {
     const vt_replay *rp = t->rp;
-    if (!rp->nooms) return;
-    const vt_oom *oo = &rp->ooms[0];
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    if (!res->nooms) return;
+    const vt_oom *oo = &res->ooms[0];
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF], s[600];
     site_text(a, oo->site, 3, s, sizeof s);
     char more[48] = "";
-    if (rp->nooms > 1) snprintf(more, sizeof more, " (%zu OOMs; the first)", rp->nooms);
+    if (res->nooms > 1) snprintf(more, sizeof more, " (%zu OOMs; the first)", res->nooms);
     /* The asking line on a line of its own: behind the sizes it would be cut off. */
     if (oo->total_bytes)
         line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked, %s free; asked by", more, vt_units_time(tb, oo->time),
@@ -165,7 +165,7 @@ void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
         const vt_tracker *tk = &best->dev;
         line(&o, "vramtrace: pid %u: peak %s on device %d%s%s%s at %s of %s", t->rd.hdr.pid,
              vt_units_size(b1, tk->peak), bestd, best->name[0] ? " (" : "", best->name, best->name[0] ? ")" : "",
-             vt_units_time(tb, tk->peak_time), vt_units_time(te, t->rp->last_time));
+             vt_units_time(tb, tk->peak_time), vt_units_time(te, vt_replay_result_of(t->rp)->last_time));
         for (size_t k = 0; k < nd; k++) {
             const vt_device *d = vt_replay_device(t->rp, devs[k]);
             if (d == best || !d->dev.peak) continue;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_svg.c - static SVG pictures (see vt_svg.h). */
 #include "vt_svg.h"
-#include "vt_html.h"
+#include "vt_html_common.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -191,8 +191,9 @@ int vt_svg_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const cha
     }
     /* OOMs */
     const vt_replay *rp = a->t[0].rp;
-    for (size_t i = 0; i < rp->nooms; i++) {
-        const vt_oom *o = &rp->ooms[i];
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    for (size_t i = 0; i < res->nooms; i++) {
+        const vt_oom *o = &res->ooms[i];
         if ((s->device != VT_ALL_DEVICES && o->device != s->device) || o->time < s->t0 || o->time > s->t1) continue;
         double x = XP(o->time);
         fprintf(f, "<g><title>OOM at %s: asked %s</title>", vt_units_time(b2, o->time), vt_units_size(b1, o->size));
@@ -201,8 +202,8 @@ int vt_svg_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const cha
         fprintf(f, "<path fill=\"#cc0000\" d=\"M%.1f %dL%.1f %dL%.1f %dZ\"/></g>\n", x - 6, TOP - 10, x + 6, TOP - 10, x, TOP);
     }
     /* the program's marks (vramtrace.mark()) */
-    for (size_t i = 0; i < rp->nmarks; i++) {
-        const vt_mark *m = &rp->marks[i];
+    for (size_t i = 0; i < res->nmarks; i++) {
+        const vt_mark *m = &res->marks[i];
         if (m->time < s->t0 || m->time > s->t1) continue;
         double x = XP(m->time);
         fputs("<g><title>mark ", f);

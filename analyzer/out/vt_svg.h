@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "vt_export.h"
+#include "vt_ftree.h"
 #include "vt_series.h"
 
 /* Return 0, or 2 after printing one line. */

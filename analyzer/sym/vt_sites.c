@@ -81,19 +81,21 @@ static const char *name(vt_sites *ss, const char *s)
 
 static const char *rp_string(const vt_replay *rp, uint32_t id)
 {
-    const uint32_t *ix = vt_idarr_get(&rp->string_ix, id);
-    return ix ? rp->strings[*ix] : NULL;
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    const uint32_t *ix = vt_idarr_get(res->string_ix, id);
+    return ix ? res->strings[*ix] : NULL;
 }
 
 static void frame_of(vt_sites *ss, const vt_replay *rp, const vt_stack_node *n,
                      vt_site_frame *f)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     char buf[96];
     memset(f, 0, sizeof *f);
     f->kind = n->kind;
     if (n->kind == VT_FRAME_PYTHON) {
-        const uint32_t *ix = vt_idarr_get(&rp->pyframe_ix, (uint32_t)n->value);
-        const vt_pyframe *pf = ix ? &rp->pyframes[*ix] : NULL;
+        const uint32_t *ix = vt_idarr_get(res->pyframe_ix, (uint32_t)n->value);
+        const vt_pyframe *pf = ix ? &res->pyframes[*ix] : NULL;
         const char *fn = pf ? rp_string(rp, pf->function) : NULL;
         if (!fn) {
             snprintf(buf, sizeof buf, "python+%" PRIu64, n->value);
@@ -300,12 +302,13 @@ int vt_sites_cmp(const vt_sites *ss, uint32_t a, uint32_t b)
 static size_t node_frames(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_sym *sym, uint32_t ix,
                           vt_site_frame *out, size_t max)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     if (nm && nm->first[ix]) {
         size_t k = nm->count[ix] < max ? nm->count[ix] : max;
         memcpy(out, &nm->pool[nm->first[ix] - 1], k * sizeof *out);
         return k;
     }
-    const vt_stack_node *node = &rp->nodes[ix];
+    const vt_stack_node *node = &res->nodes[ix];
     size_t k = 1;
     if (node->kind == VT_FRAME_NATIVE) k = native_frames(ss, nm, sym, node->value, out, max);
     else frame_of(ss, rp, node, out);
@@ -330,15 +333,16 @@ static size_t node_frames(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_s
  * of memory. */
 static uint32_t fold(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_sym *sym, uint32_t stack_id)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     vt_site_frame fr[VT_SITE_MAX_FRAMES];
     size_t n = 0;
     uint32_t id = stack_id;
     /* A corrupt trace may hold a cycle; the depth limit ends the walk. */
     while (id && n < VT_SITE_MAX_FRAMES) {
-        const uint32_t *ix = vt_idarr_get(&rp->node_ix, id);
+        const uint32_t *ix = vt_idarr_get(res->node_ix, id);
         if (!ix) break;
         n += node_frames(ss, nm, rp, sym, *ix, &fr[n], VT_SITE_MAX_FRAMES - n);
-        id = rp->nodes[*ix].parent;
+        id = res->nodes[*ix].parent;
     }
     /* Drop the innermost plumbing frames, keeping the outermost one of them when
      * nothing else is left (a stack cut at the driver still says where it was). */
@@ -385,27 +389,29 @@ static uint32_t fold(vt_sites *ss, node_memo *nm, const vt_replay *rp, vt_sym *s
 
 int vt_sites_assign(vt_sites *ss, vt_replay *rp, vt_sym *sym)
 {
+    const vt_replay_result *res = vt_replay_result_of(rp);
     /* Groups of one stack (several kinds or devices) fold once. */
     vt_idmap done = { 0 };
     int rc = 0;
     node_memo memo = { 0 }, *nm = NULL;
-    memo.first = calloc(rp->nnodes ? rp->nnodes : 1, sizeof *memo.first);
-    memo.count = malloc(rp->nnodes ? rp->nnodes : 1);
+    memo.first = calloc(res->nnodes ? res->nnodes : 1, sizeof *memo.first);
+    memo.count = malloc(res->nnodes ? res->nnodes : 1);
     /* a frame per node, mostly (more where functions were inlined): sized so, not doubled */
-    memo.cap = rp->nnodes + 1024;
+    memo.cap = res->nnodes + 1024;
     memo.pool = malloc(memo.cap * sizeof *memo.pool);
     if (memo.first && memo.count && memo.pool) nm = &memo;
-    for (size_t i = 0; i < rp->ngroups && !rc; i++) {
-        vt_group *g = &rp->groups[i];
+    for (size_t i = 0; i < res->ngroups && !rc; i++) {
+        vt_group *g = &vt_replay_groups_edit(rp)[i];
         uint32_t *v = vt_idmap_get(&done, g->stack_id);
         if (v) { g->site = *v; continue; }
         g->site = fold(ss, nm, rp, sym, g->stack_id);
         if (g->site == UINT32_MAX || vt_idmap_put(&done, g->stack_id, g->site)) rc = -1;
     }
-    for (size_t i = 0; i < rp->nooms && !rc; i++) {
-        uint32_t *v = vt_idmap_get(&done, rp->ooms[i].stack_id);
-        rp->ooms[i].site = v ? *v : fold(ss, nm, rp, sym, rp->ooms[i].stack_id);
-        if (rp->ooms[i].site == UINT32_MAX) rc = -1;
+    for (size_t i = 0; i < res->nooms && !rc; i++) {
+        uint32_t *v = vt_idmap_get(&done, res->ooms[i].stack_id);
+        vt_oom *oo = &vt_replay_ooms_edit(rp)[i];
+        oo->site = v ? *v : fold(ss, nm, rp, sym, oo->stack_id);
+        if (oo->site == UINT32_MAX) rc = -1;
     }
     vt_idmap_free(&done);
     free(memo.first);

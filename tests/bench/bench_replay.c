@@ -84,8 +84,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         vt_replay *rp = vt_replay_new(0, 0);
         vt_tracker global = { .trace = -1 };
-        rp->global = &global;
-        rp->catlog = calloc(1, sizeof *rp->catlog);
+        vt_replay_set_global(rp, &global);
+        vt_replay_keep_catlog(rp);
         for (size_t i = 0; i < nst; i++) vt_replay_rec(rp, &st[i]);
         double t0 = now_s();
         /* in slices the size of a chunk's events, as the reader hands them over */

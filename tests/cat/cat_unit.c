@@ -346,7 +346,7 @@ static vt_replay *training(int torch_like, int steps)
 {
     sim s = { vt_replay_new(0, 0), 0, 0 };
     if (!s.rp) return NULL;
-    s.rp->catlog = calloc(1, sizeof *s.rp->catlog);
+    vt_replay_keep_catlog(s.rp);
     uint64_t w[10], grad[6] = { 0 }, opt[20], act[6], loss = 0;
     uint64_t ws = sim_alloc(&s, S_WORKSPACE, 4 * MB);
     for (int i = 0; i < 10; i++) w[i] = sim_alloc(&s, S_WEIGHTS, 1 * MB);
@@ -389,8 +389,9 @@ static vt_replay *training(int torch_like, int steps)
 
 static int group_of(const vt_replay *rp, uint32_t stack)
 {
-    for (size_t i = 0; i < rp->ngroups; i++)
-        if (rp->groups[i].stack_id == stack) return (int)i;
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    for (size_t i = 0; i < res->ngroups; i++)
+        if (res->groups[i].stack_id == stack) return (int)i;
     return -1;
 }
 
@@ -427,7 +428,7 @@ static void test_inference(int torch_like, int steps)
 static void test_no_iterations(void)
 {
     sim s = { vt_replay_new(0, 0), 0, 0 };
-    s.rp->catlog = calloc(1, sizeof *s.rp->catlog);
+    vt_replay_keep_catlog(s.rp);
     uint64_t a = sim_alloc(&s, 1, 8 * MB);
     for (int i = 0; i < 3; i++) sim_free(&s, sim_alloc(&s, 2, MB));
     s.t += 10000000;

@@ -11,7 +11,7 @@
  * of those inside it after it is full) are replayed both ways; groups, trackers, statistics, the category log and
  * what is live at the end are compared field by field. Prints one line per difference
  * and exits 1 when there is any. */
-#include "vt_replay.h"
+#include "vt_replay_int.h" /* the model's own test: it compares two replays' state */
 
 #include <stdio.h>
 #include <stdlib.h>

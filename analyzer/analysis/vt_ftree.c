@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* vt_export_tree.c - the call tree of the sites (flame graphs, folded stacks). */
-#include "vt_export.h"
+/* vt_ftree.c - the call tree of the sites (flame graphs, folded stacks). */
+#include "vt_ftree.h"
+#include "vt_frame_label.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

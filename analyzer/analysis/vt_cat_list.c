@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/* vt_cat_list.c - the categories' names and options (vt_cat_list.h). */
+#include "vt_cat_list.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cat_names[VT_CAT_N] = {
+    "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
+    "host_pinned", "other"
+};
+
+const char *vt_cat_name(vt_cat c)
+{
+    return (unsigned)c < VT_CAT_N ? cat_names[c] : "other";
+}
+
+int vt_cat_parse(const char *name)
+{
+    for (int i = 0; i < VT_CAT_N; i++)
+        if (!strcmp(name, cat_names[i])) return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Options
+ * ------------------------------------------------------------------------ */
+int vt_cat_wanted(const vt_cat_opts *o)
+{
+    if (o && o->off) return 0;
+    const char *e = getenv("VRAMTRACE_NO_CATEGORIES");
+    return !(e && *e && strcmp(e, "0"));
+}
+
+int vt_cat_opts_add_rules(vt_cat_opts *o, const char *path)
+{
+    if (o->nrules == VT_CAT_MAX_RULES) {
+        fprintf(stderr, "vramtrace: too many --rules files (at most %d)\n", VT_CAT_MAX_RULES);
+        return -1;
+    }
+    o->rules[o->nrules++] = path;
+    return 0;
+}

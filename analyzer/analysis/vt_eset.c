@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* vt_eset.c - the selected groups and their weights (vt_eset.h). */
+#include "vt_eset.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ *
+ *  Selection
+ * ------------------------------------------------------------------------ */
+const vt_tracker *vt_series_tracker(const vt_analysis *a, int device)
+{
+    if (device == VT_ALL_DEVICES) return &a->global;
+    const vt_device *d = a->n ? vt_replay_device(a->t[0].rp, device) : NULL;
+    return d ? &d->dev : NULL;
+}
+
+int vt_series_group_tk(const vt_analysis *a, const vt_group *g, int device)
+{
+    const vt_tracker *tk = vt_series_tracker(a, device);
+    if (!tk || g->cls != VT_CLASS_DEVICE) return -1;
+    for (unsigned k = 0; k < g->ntk; k++)
+        if (g->tk[k] == tk) return (int)k;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Weights
+ * ------------------------------------------------------------------------ */
+const char *vt_what_name(vt_what w)
+{
+    return w == VT_WHAT_ALLOCATED ? "allocated" : w == VT_WHAT_LEAKED ? "leaked" : "peak";
+}
+
+int vt_what_parse(const char *s)
+{
+    if (!strcmp(s, "peak")) return VT_WHAT_PEAK;
+    if (!strcmp(s, "allocated")) return VT_WHAT_ALLOCATED;
+    if (!strcmp(s, "leaked")) return VT_WHAT_LEAKED;
+    return -1;
+}
+
+int vt_eset_init(vt_eset *e, const vt_analysis *a, int device)
+{
+    memset(e, 0, sizeof *e);
+    e->a = a;
+    e->device = device;
+    e->tk = vt_series_tracker(a, device);
+    if (!e->tk) {
+        fprintf(stderr, "vramtrace: %s: no device %d in this trace\n", a->t[0].path, device);
+        return 2;
+    }
+    const vt_replay *rp = a->t[0].rp;
+    const vt_replay_result *res = vt_replay_result_of(rp);
+    e->g = calloc(res->ngroups ? res->ngroups : 1, sizeof *e->g);
+    if (!e->g) {
+        fprintf(stderr, "vramtrace: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < res->ngroups; i++) {
+        const vt_group *g = &res->groups[i];
+        int k = vt_series_group_tk(a, g, device);
+        if (k < 0) continue;
+        vt_egroup *eg = &e->g[e->n++];
+        eg->g = g;
+        eg->ti = 0;
+        eg->k = k;
+        for (int w = 0; w < 3; w++) e->sum[w] += vt_egroup_bytes(e, eg, (vt_what)w);
+    }
+    return 0;
+}
+
+void vt_eset_free(vt_eset *e)
+{
+    free(e->g);
+    memset(e, 0, sizeof *e);
+}
+
+uint64_t vt_egroup_bytes(const vt_eset *e, const vt_egroup *g, vt_what w)
+{
+    (void)e;
+    switch (w) {
+    case VT_WHAT_ALLOCATED: return g->g->total_bytes;
+    case VT_WHAT_LEAKED: return g->g->live;
+    default: return g->g->at_peak[g->k];
+    }
+}
+
+uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w)
+{
+    (void)e;
+    switch (w) {
+    case VT_WHAT_ALLOCATED: return g->g->nallocs;
+    case VT_WHAT_LEAKED: return g->g->live_count;
+    default: return g->g->at_peak_count[g->k];
+    }
+}
+
+const char *vt_eset_label(const vt_eset *e, char *buf, size_t n)
+{
+    if (e->device == VT_ALL_DEVICES) {
+        snprintf(buf, n, "all devices");
+        return buf;
+    }
+    const vt_device *d = vt_replay_device(e->a->t[0].rp, e->device);
+    if (d && d->has_info && d->name[0]) snprintf(buf, n, "device %d (%s)", e->device, d->name);
+    else snprintf(buf, n, "device %d", e->device);
+    return buf;
+}
