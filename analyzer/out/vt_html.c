@@ -84,6 +84,7 @@ const char *vt_html_series_color(const vt_series *s, size_t i)
         "#b07aa1", /* optimizer_state: purple */
         "#edc948", /* workspace: yellow */
         "#ff9da7", /* temporary: pink */
+        "#e15759", /* communication: red */
         "#76b7b2", /* host_pinned: teal */
         "#bab0ac", /* other: grey */
     };
