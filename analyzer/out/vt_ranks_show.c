@@ -197,6 +197,33 @@ void vt_ranks_show_text(const vt_analysis *a, const vt_frames *fr, uint64_t top)
     vt_ranks_free(&rk);
 }
 
+char *vt_ranks_show_headline(char *buf, size_t n, const vt_analysis *a)
+{
+    buf[0] = 0;
+    vt_ranks rk;
+    if (a->n < 2 || vt_ranks_of(a, &rk)) {
+        if (a->n >= 2) vt_ranks_free(&rk);
+        return buf;
+    }
+    char w1[32], w2[32], b1[VT_UNITS_BUF], b2[VT_UNITS_BUF];
+    const vt_rank *h = &rk.r[rk.hi], *l = &rk.r[rk.lo];
+    int k;
+    if (h->peak == l->peak)
+        k = snprintf(buf, n, "%d %s: every one peaks at %s", a->n, rk.any_rank ? "ranks" : "processes",
+                     vt_units_size(b1, h->peak));
+    else if (l->peak)
+        k = snprintf(buf, n, "%d %s: %s peaks highest, %s, %.2fx %s", a->n, rk.any_rank ? "ranks" : "processes",
+                     who(w1, h), vt_units_size(b1, h->peak), vt_ranks_skew(&rk), who(w2, l));
+    else
+        k = snprintf(buf, n, "%d %s: %s peaks highest, %s; %s allocated nothing", a->n,
+                     rk.any_rank ? "ranks" : "processes", who(w1, h), vt_units_size(b1, h->peak), who(w2, l));
+    if (k > 0 && (size_t)k < n && rk.cat >= 0 && h->peak != l->peak)
+        snprintf(buf + k, n - (size_t)k, "; differs most: %s %s", vt_cat_name((vt_cat)rk.cat),
+                 vt_units_size_delta(b2, rk.cat_delta));
+    vt_ranks_free(&rk);
+    return buf;
+}
+
 /* ------------------------------------------------------------------------ *
  *  JSON
  * ------------------------------------------------------------------------ */

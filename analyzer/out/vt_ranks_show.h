@@ -5,6 +5,7 @@
 #ifndef VT_RANKS_SHOW_H
 #define VT_RANKS_SHOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vt_analyze.h"
@@ -14,6 +15,11 @@
 /* "== ranks: ..." and its table, sites as fr says, at most `top` ranks' top lines;
  * nothing for fewer than two traces. */
 void vt_ranks_show_text(const vt_analysis *a, const vt_frames *fr, uint64_t top);
+
+/* One line for `run`'s summary over several traces: "3 ranks: rank 1 peaks highest,
+ * 23.0 MiB, 1.53x rank 0; differs most: activations +8.00 MiB". Returns buf; empty for
+ * fewer than two traces. */
+char *vt_ranks_show_headline(char *buf, size_t n, const vt_analysis *a);
 
 /* `"ranks": {...}` (docs/json-schema.md), or `"ranks": null` for fewer than two traces. */
 void vt_ranks_show_json(vt_json *j, const vt_analysis *a);

@@ -5,6 +5,7 @@
 #include "vt_cat.h"
 #include "vt_gap.h"
 #include "vt_layer_show.h"
+#include "vt_ranks_show.h"
 #include "vt_show.h"
 #include "vt_units.h"
 
@@ -148,6 +149,8 @@ void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
     out o = { f, 0 };
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF], te[VT_UNITS_BUF];
     if (!a->n) return;
+    char head[300];
+    if (*vt_ranks_show_headline(head, sizeof head, a)) line(&o, "vramtrace: %s", head);
     for (int i = 0; i < a->n; i++) {
         const vt_trace *t = &a->t[i];
         int devs[VT_NDEV];
@@ -163,7 +166,9 @@ void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
             continue;
         }
         const vt_tracker *tk = &best->dev;
-        line(&o, "vramtrace: pid %u: peak %s on device %d%s%s%s at %s of %s", t->rd.hdr.pid,
+        char who[48] = "";
+        if (t->rd.hdr.rank >= 0) snprintf(who, sizeof who, "rank %d, ", t->rd.hdr.rank);
+        line(&o, "vramtrace: %spid %u: peak %s on device %d%s%s%s at %s of %s", who, t->rd.hdr.pid,
              vt_units_size(b1, tk->peak), bestd, best->name[0] ? " (" : "", best->name, best->name[0] ? ")" : "",
              vt_units_time(tb, tk->peak_time), vt_units_time(te, t->rp->last_time));
         for (size_t k = 0; k < nd; k++) {

@@ -834,7 +834,7 @@ static int as_recorder(int argc, char **argv, const char *self)
         size_t l = strlen(path);
         snprintf(path + l, sizeof path - l, ".%d", (int)getpid());
     }
-    real_clock = 1;
+    real_clock = 1; void vt_gen_as_rank(char *, size_t, int); vt_gen_as_rank(path, sizeof path, 0);  /* one line: main's keep theirs */
     gen_simple(path);
     /* The real pid in the header, as the recorder writes it (`vramtrace run` takes only
      * its own command's traces). Patched here, not in begin_simple: the golden reports
@@ -842,7 +842,7 @@ static int as_recorder(int argc, char **argv, const char *self)
     uint32_t me = (uint32_t)getpid();
     FILE *hf = fopen(path, "r+b");
     if (!hf || fseek(hf, offsetof(vt_file_header, pid), SEEK_SET) || fwrite(&me, 4, 1, hf) != 1 || fclose(hf)) return 2;
-    if (killme) raise(SIGTERM);
+    vt_gen_as_rank(path, sizeof path, 1); if (killme) raise(SIGTERM);
     return code;
 }
 
@@ -1023,4 +1023,31 @@ void vt_gen_rank(const char *path, unsigned rank)
     at(11 * MS);
     trailer(1);
     end();
+}
+
+/* as-recorder under a launcher: %r in the path becomes the rank (the first of RANK,
+ * SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK that is a number, else 0; stage 0), and
+ * the header says it (stage 1, the trace written), as the recorder does. */
+void vt_gen_as_rank(char *path, size_t n, int stage);
+void vt_gen_as_rank(char *path, size_t n, int stage)
+{
+    static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+    int32_t rank = -1;
+    for (int i = 0; i < 4 && rank < 0; i++) {
+        const char *v = getenv(vars[i]);
+        int digits = v && *v;
+        for (const char *c = v; digits && *c; c++) digits = *c >= '0' && *c <= '9';
+        if (digits) rank = (int32_t)atoi(v);
+    }
+    if (stage == 1) {
+        FILE *f = fopen(path, "r+b");
+        if (!f || fseek(f, (long)offsetof(vt_file_header, rank), SEEK_SET) || fwrite(&rank, 4, 1, f) != 1 || fclose(f))
+            die(path);
+        return;
+    }
+    char *r = strstr(path, "%r");
+    if (!r) return;
+    char tail[PATH_MAX];
+    snprintf(tail, sizeof tail, "%s", r + 2);
+    snprintf(r, n - (size_t)(r - path), "%d%s", rank < 0 ? 0 : rank, tail);
 }
