@@ -59,7 +59,7 @@ static int fill_one(const vt_analysis *a, int ti, vt_rank *r)
     r->device = -1;
     for (int d = -1; d < VT_NDEV - 1; d++) {
         const vt_device *dv = vt_replay_device(t->rp, d);
-        if (dv && (!r->tk || dv->dev.peak > r->tk->peak)) {
+        if (dv && dv->dev.peak && (!r->tk || dv->dev.peak > r->tk->peak)) {
             r->tk = &dv->dev;
             r->device = d;
         }

@@ -18,7 +18,7 @@ typedef struct {
     int      rank;          /* from the header; -1: none was set */
     int      local_rank;    /* -1: none, or a trace written before the header had it */
     uint32_t pid;
-    int      device;        /* the CUDA ordinal of its largest peak */
+    int      device;        /* the CUDA ordinal of its largest peak; -1 with tk NULL */
     const vt_tracker *tk;   /* that device's tracker (NULL: no device memory) */
     uint64_t peak;          /* tk's peak */
     uint64_t peak_time;     /* ns since its own trace's start */

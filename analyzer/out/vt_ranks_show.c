@@ -117,8 +117,12 @@ static void text_table(const vt_ranks *rk)
 static void text_tops(const vt_analysis *a, const vt_ranks *rk, const vt_frames *fr, uint64_t top)
 {
     char w[32], b[VT_UNITS_BUF];
-    int layers = 0;
-    for (size_t i = 0; i < rk->n; i++) layers |= rk->r[i].layer != UINT32_MAX;
+    int layers = 0, any = 0;
+    for (size_t i = 0; i < rk->n; i++) {
+        layers |= rk->r[i].layer != UINT32_MAX;
+        any |= rk->r[i].peak != 0;
+    }
+    if (!any) return;
     printf("\n   at each peak, the largest %s:\n", layers ? "layer and site" : "site");
     size_t shown = 0;
     for (size_t i = 0; i < rk->n; i++) {
