@@ -141,7 +141,6 @@ static char *site_detail(const vt_analysis *a, uint32_t site)
     return p;
 }
 
-
 /* ------------------------------------------------------------------------ *
  *  Series definitions, from the first pass
  * ------------------------------------------------------------------------ */
