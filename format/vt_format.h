@@ -38,9 +38,10 @@ typedef struct {
     uint64_t start_realtime_ns;  /* CLOCK_REALTIME when the recorder started */
     uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC at the same moment; event times count from it */
     uint32_t stack_depth;        /* VRAMTRACE_DEPTH in force */
-    int32_t  rank;               /* RANK or LOCAL_RANK, -1 when neither is set */
+    int32_t  rank;               /* the first of VT_RANK_VARS set, else of VT_LOCAL_RANK_VARS, else -1 */
     uint32_t flags;              /* VT_HDR_* */
-    uint32_t reserved;
+    int32_t  local_rank;         /* the first of VT_LOCAL_RANK_VARS set, when VT_HDR_LOCAL_RANK
+                                  * (older writers left 0 here and the flag clear) */
     /* followed by three blobs, each a uint32 length then bytes (no NUL):
      * hostname, executable path, command line (argv joined by NUL bytes) */
 } vt_file_header;
@@ -56,6 +57,29 @@ typedef struct {
 
 #define VT_HDR_FREE_STACKS  0x1u   /* free events carry stacks */
 #define VT_HDR_FORK_CHILD   0x2u   /* reserved: never set, fork children do not trace */
+#define VT_HDR_LOCAL_RANK   0x4u   /* local_rank holds a rank on the node (-1: none was set) */
+
+/* Where a process's rank comes from: the launchers' variables, first set wins, read the
+ * same way by the recorder (the header, %r in the file name) and by `vramtrace run`.
+ * torchrun and most launchers set RANK; srun SLURM_PROCID; Open MPI's mpirun
+ * OMPI_COMM_WORLD_RANK; MPICH and Intel MPI's PMI_RANK. A value that is not a decimal
+ * number 0..2^30-1 counts as unset. */
+#define VT_RANK_VARS(X) X("RANK") X("SLURM_PROCID") X("OMPI_COMM_WORLD_RANK") X("PMI_RANK")
+#define VT_LOCAL_RANK_VARS(X) X("LOCAL_RANK") X("SLURM_LOCALID") X("OMPI_COMM_WORLD_LOCAL_RANK") \
+    X("MPI_LOCALRANKID")
+
+/* A rank variable's value as a rank: decimal digits only, 0..2^30-1; -1 otherwise. */
+static inline int32_t vt_rank_value(const char *v)
+{
+    if (!v || !*v) return -1;
+    int64_t n = 0;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9') return -1;
+        n = n * 10 + (*v - '0');
+        if (n >= (1 << 30)) return -1;
+    }
+    return (int32_t)n;
+}
 
 /* ------------------------------------------------------------------------ *
  *  Record types

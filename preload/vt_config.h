@@ -22,7 +22,8 @@ typedef struct {
     int      python;              /* VRAMTRACE_PYTHON: Python frames in stacks (default 1) */
     int      stats;               /* VRAMTRACE_STATS=1: time the recorder's own parts (vt_stats.c) */
     uint32_t ring_slots;          /* power of two */
-    int      rank;                /* RANK, else LOCAL_RANK, else -1 */
+    int      rank;                /* VT_RANK_VARS, else local_rank (vt_format.h) */
+    int      local_rank;          /* VT_LOCAL_RANK_VARS, else -1 */
     int      descendant;          /* started by exec from a traced process */
     int      drop_ms;             /* VRAMTRACE_DROP_MS: a full ring drops after this; 0 = never */
     int      readable;            /* VRAMTRACE_READABLE=1: the trace is created 0644, not 0600 */

@@ -8,6 +8,7 @@
  * the same as an unset one. */
 #include "vt_env.h"
 #include "vt_config.h"
+#include "vt_format.h"
 #include "vt_global.h"
 
 #include <stdio.h>
@@ -44,15 +45,19 @@ static int parse_num(const char *name, long lo, long hi, long def, long *out)
     return 0;
 }
 
-static int rank_from_env(void)
+/* The first of the launcher's variables that holds a rank (vt_format.h); -1: none. A
+ * launcher's variable is not ours to be strict about: a value that is not a rank is
+ * passed over, with no warning. */
+#define VT_ENV_NAME_(name) name,
+static const char *const rank_vars[] = { VT_RANK_VARS(VT_ENV_NAME_) NULL };
+static const char *const local_rank_vars[] = { VT_LOCAL_RANK_VARS(VT_ENV_NAME_) NULL };
+#undef VT_ENV_NAME_
+
+static int rank_from(const char *const *names)
 {
-    const char *names[] = { "RANK", "LOCAL_RANK" };
-    for (int i = 0; i < 2; i++) {
-        const char *v = env(names[i]);
-        if (!v) continue;
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end == 0 && n >= 0 && n < (1L << 30)) return (int)n;
+    for (; *names; names++) {
+        int32_t r = vt_rank_value(env(*names));
+        if (r >= 0) return r;
     }
     return -1;
 }
@@ -103,7 +108,9 @@ int vt_env_parse(vt_config *cfg)
     cfg->drop_ms = (int)v;
     if (parse_num("VRAMTRACE_READABLE", 0, 1, 0, &v)) return -1;
     cfg->readable = (int)v;
-    cfg->rank = rank_from_env();
+    cfg->local_rank = rank_from(local_rank_vars);
+    cfg->rank = rank_from(rank_vars);
+    if (cfg->rank < 0) cfg->rank = cfg->local_rank;   /* one node: the local rank is the rank */
 
     const char *pat = env("VRAMTRACE_OUTPUT");
     if (!pat) pat = VT_DEFAULT_OUTPUT;

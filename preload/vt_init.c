@@ -113,7 +113,8 @@ static int write_header(void)
     h.start_monotonic_ns = vt_g.start_mono_ns;
     h.stack_depth = (uint32_t)vt_g.cfg.depth;
     h.rank = vt_g.cfg.rank;
-    h.flags = vt_g.cfg.free_stacks ? VT_HDR_FREE_STACKS : 0;
+    h.flags = (vt_g.cfg.free_stacks ? VT_HDR_FREE_STACKS : 0) | VT_HDR_LOCAL_RANK;
+    h.local_rank = vt_g.cfg.local_rank;
 
     if (vt_out_write(&h, sizeof h)) return -1;
     const char *blobs[3] = { host, exe, cmd };

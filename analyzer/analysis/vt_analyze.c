@@ -16,7 +16,7 @@
 /* ------------------------------------------------------------------------ *
  *  Merged devices: one tracker per physical GPU over all traces
  * ------------------------------------------------------------------------ */
-static void device_label(const vt_trace *t, int device, char *buf, size_t n)
+void vt_device_label(const vt_trace *t, int device, char *buf, size_t n)
 {
     const vt_device *d = vt_replay_device(t->rp, device);
     if (d && vt_device_has_uuid(d)) {
@@ -35,7 +35,7 @@ static vt_tracker *merged_tracker(void *ctx, vt_replay *rp, int device)
     vt_analysis *a = ctx;
     const vt_trace *t = &a->t[res->trace];
     char label[96];
-    device_label(t, device, label, sizeof label);
+    vt_device_label(t, device, label, sizeof label);
     for (size_t i = 0; i < a->nmdev; i++)
         if (strcmp(a->mdev[i]->label, label) == 0) return &a->mdev[i]->tk;
     vt_mdev **p = realloc(a->mdev, (a->nmdev + 1) * sizeof *p);

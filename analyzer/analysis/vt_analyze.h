@@ -17,6 +17,10 @@
 int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o);
 void vt_analysis_free(vt_analysis *a);
 
+/* The physical GPU behind a device of a trace, as the merged devices name it (vt_mdev's
+ * label): "GPU-<uuid>", or "<host>:<ordinal>" when the trace has no UUID. */
+void vt_device_label(const vt_trace *t, int device, char *buf, size_t n);
+
 /* The trace's devices that hold something to report, in ordinal order. */
 size_t vt_trace_devices(const vt_trace *t, int *ordinals, size_t max);
 

@@ -6,14 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cat_names[VT_CAT_N] = {
-    "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
-    "host_pinned", "other"
-};
+#define VT_CAT_NAME_(id, name, what) name,
+static const char *const cat_names[VT_CAT_N] = { VT_CATS(VT_CAT_NAME_) };
+#undef VT_CAT_NAME_
+#define VT_CAT_WHAT_(id, name, what) what,
+static const char *const cat_whats[VT_CAT_N] = { VT_CATS(VT_CAT_WHAT_) };
+#undef VT_CAT_WHAT_
 
 const char *vt_cat_name(vt_cat c)
 {
     return (unsigned)c < VT_CAT_N ? cat_names[c] : "other";
+}
+
+const char *vt_cat_what(vt_cat c)
+{
+    return (unsigned)c < VT_CAT_N ? cat_whats[c] : cat_whats[VT_CAT_OTHER];
 }
 
 int vt_cat_parse(const char *name)

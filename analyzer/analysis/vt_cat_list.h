@@ -7,17 +7,26 @@
 
 #include <stddef.h>
 
+/* The categories, in the order reports list them: the enum's name (VT_CAT_<name>), the
+ * name rules, reports and JSON use, and what it holds (the timeline's legend). The first
+ * six are the annotation roles, in order (vt_cat.c checks). docs/categories.md. */
+#define VT_CATS(X) \
+    X(WEIGHTS,         "weights",         "model parameters") \
+    X(ACTIVATIONS,     "activations",     "tensors kept from the forward pass for the backward pass") \
+    X(GRADIENTS,       "gradients",       "gradients of the parameters") \
+    X(OPTIMIZER_STATE, "optimizer_state", "optimizer state (momentum, variance, ...)") \
+    X(WORKSPACE,       "workspace",       "library workspaces (cuBLAS, cuDNN, ...)") \
+    X(TEMPORARY,       "temporary",       "short-lived buffers") \
+    X(COMMUNICATION,   "communication",   "NCCL's buffers and the collectives' (DDP buckets, process groups)") \
+    X(HOST_PINNED,     "host_pinned",     "pinned host memory") \
+    X(OTHER,           "other",           "not attributed to a category")
+
+#define VT_CAT_ENUM_(id, name, what) VT_CAT_##id,
 typedef enum {
-    VT_CAT_WEIGHTS = 0,
-    VT_CAT_ACTIVATIONS,
-    VT_CAT_GRADIENTS,
-    VT_CAT_OPTIMIZER_STATE,
-    VT_CAT_WORKSPACE,
-    VT_CAT_TEMPORARY,
-    VT_CAT_HOST_PINNED,
-    VT_CAT_OTHER,
+    VT_CATS(VT_CAT_ENUM_)
     VT_CAT_N
 } vt_cat;
+#undef VT_CAT_ENUM_
 
 typedef enum {
     VT_CAT_HOW_NONE = 0,     /* not decided (other) */
@@ -26,9 +35,10 @@ typedef enum {
     VT_CAT_HOW_ANNOTATED = 3 /* the program named the allocation's role (ANNOTATE records) */
 } vt_cat_how;
 
-/* "weights", "activations", "gradients", "optimizer_state", "workspace", "temporary",
- * "host_pinned", "other". */
+/* The name of c (VT_CATS), "other" for a value out of range. */
 const char *vt_cat_name(vt_cat c);
+/* What c holds, in a few words (VT_CATS). */
+const char *vt_cat_what(vt_cat c);
 
 /* Parses a name as above; returns -1 for an unknown one. */
 int vt_cat_parse(const char *name);

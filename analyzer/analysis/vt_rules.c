@@ -461,7 +461,7 @@ vt_rules *vt_rules_parse(const char *text, size_t len, const char *origin, char 
         ru->section = section;
         if (parse_cats(ru, tok)) {
             snprintf(msg, sizeof msg, "unknown category '%.100s' (weights, activations, gradients, "
-                     "optimizer_state, workspace, temporary, host_pinned, other, joined by '|'; or cache; or "
+                     "optimizer_state, workspace, temporary, communication, host_pinned, other, joined by '|'; or cache; or "
                      "class:user|library|framework|interpreter|plumbing)", tok);
             goto bad;
         }

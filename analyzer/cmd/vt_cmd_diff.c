@@ -205,6 +205,8 @@ int vt_cmd_diff(int argc, char **argv)
         for (int i = 0; i < 2; i++) {
             vt_json_obj(&j, i ? "new" : "base");
             vt_json_str(&j, "path", an.t[i].path);
+            vt_json_i64(&j, "rank", an.t[i].rd.hdr.rank);
+            vt_json_u64(&j, "pid", an.t[i].rd.hdr.pid);
             vt_json_u64(&j, "peak_bytes", tk[i]->peak);
             vt_json_u64(&j, "peak_time_ns", tk[i]->peak_time);
             vt_json_end(&j);
@@ -257,9 +259,12 @@ int vt_cmd_diff(int argc, char **argv)
         char scope[32];
         if (has_device) snprintf(scope, sizeof scope, "device %d", (int)device);
         else snprintf(scope, sizeof scope, "all devices");
-        for (int i = 0; i < 2; i++)
-            printf("%s %s: peak %s at %s (%s)\n", i ? "new: " : "base:", an.t[i].path,
-                   vt_units_size(b1, tk[i]->peak), vt_units_time(tb, tk[i]->peak_time), scope);
+        for (int i = 0; i < 2; i++) {
+            printf("%s %s", i ? "new: " : "base:", an.t[i].path);
+            /* two ranks of one job: say which is which */
+            if (an.t[i].rd.hdr.rank >= 0) printf(" (rank %d, pid %u)", an.t[i].rd.hdr.rank, an.t[i].rd.hdr.pid);
+            printf(": peak %s at %s (%s)\n", vt_units_size(b1, tk[i]->peak), vt_units_time(tb, tk[i]->peak_time), scope);
+        }
         printf("peak delta: %s", vt_units_size_delta(b1, delta));
         if (tk[0]->peak) printf(" (%+.1f%%)", 100.0 * (double)delta / (double)tk[0]->peak);
         printf("\n");

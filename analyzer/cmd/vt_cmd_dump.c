@@ -202,9 +202,10 @@ int vt_cmd_dump(int argc, char **argv)
         return 2;
     }
     const vt_file_header *h = &rd.hdr;
-    printf("header version=%u.%u header_size=%u pid=%u ppid=%u rank=%d stack_depth=%u flags=0x%x\n",
-           h->version_major, h->version_minor, h->header_size, h->pid, h->ppid, h->rank, h->stack_depth,
-           h->flags);
+    printf("header version=%u.%u header_size=%u pid=%u ppid=%u rank=%d", h->version_major, h->version_minor,
+           h->header_size, h->pid, h->ppid, h->rank);
+    if (h->flags & VT_HDR_LOCAL_RANK) printf(" local_rank=%d", h->local_rank);
+    printf(" stack_depth=%u flags=0x%x\n", h->stack_depth, h->flags);
     printf("header start_realtime_ns=%" PRIu64 " start_monotonic_ns=%" PRIu64 "\n", h->start_realtime_ns,
            h->start_monotonic_ns);
     printf("header");

@@ -12,6 +12,8 @@
 #include "vt_json.h"
 #include "vt_layer_show.h"
 #include "vt_names.h"
+#include "vt_ranks.h"
+#include "vt_ranks_show.h"
 #include "vt_show_rows.h"
 #include "vt_units.h"
 
@@ -251,6 +253,7 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
 
     printf("== %s: pid %u on %s", t->path, rd->hdr.pid, rd->host);
     if (rd->hdr.rank >= 0) printf(", rank %d", rd->hdr.rank);
+    if (vt_trace_local_rank(t) >= 0) printf(" (local %d)", vt_trace_local_rank(t));
     printf(", started %s\n", vt_show_date(db, rd->hdr.start_realtime_ns));
     printf("   command: ");
     vt_show_command(stdout, rd);
@@ -477,6 +480,7 @@ static void json_trace(vt_json *j, const vt_analysis *a, int ti, const rep_opts 
     vt_json_str(j, "exe", rd->exe);
     vt_show_command_json(j, "command", rd);
     vt_json_i64(j, "rank", rd->hdr.rank);
+    vt_json_i64(j, "local_rank", vt_trace_local_rank(t));
     vt_json_u64(j, "start_realtime_ns", rd->hdr.start_realtime_ns);
     vt_json_u64(j, "duration_ns", res->last_time);
     char ver[16];
@@ -591,6 +595,7 @@ static void report_json(const vt_analysis *a, const rep_opts *o)
     }
     vt_json_end(&j);
 
+    vt_ranks_show_json(&j, a);
     vt_json_arr(&j, "traces");
     for (int i = 0; i < a->n; i++) json_trace(&j, a, i, o);
     vt_json_end(&j);
@@ -606,7 +611,9 @@ static const char usage[] =
     "                        [--json]\n"
     "  Per device: the peak and when, by kind, by category and by site at the peak, what\n"
     "  was live at the end, OOM events, NVML figures; pinned host memory apart. Several\n"
-    "  traces (e.g. ranks of one job) are also merged on a common clock.\n"
+    "  traces (the ranks of one job) come first side by side: each one's peak, categories,\n"
+    "  top layer and site, which peaks highest and why, the sum per physical GPU; then\n"
+    "  each trace, then the traces merged on a common clock.\n"
     "  --top N      sites to list (default 10)\n"
     "  --frames VIEW|N  how a site reads in text: user (the op, your innermost line, the\n"
     "               rest of the Python chain; the default), all, python or native; N:\n"
@@ -662,8 +669,10 @@ int vt_cmd_report(int argc, char **argv)
         if (o.json) {
             report_json(&an, &o);
         } else {
+            /* Several ranks: who peaks highest and why comes first. */
+            vt_ranks_show_text(&an, &o.frames, o.top);
             for (int i = 0; i < an.n; i++) {
-                if (i) printf("\n");
+                if (i || an.n > 1) printf("\n");
                 text_trace(&an, i, &o);
             }
             if (an.n > 1) text_merged(&an, &o);

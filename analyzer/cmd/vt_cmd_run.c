@@ -7,7 +7,9 @@
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_format.h"
 #include "vt_reader.h"
+#include "vt_ranks_show.h"
 #include "vt_summary.h"
 #include "vt_units.h"
 
@@ -191,14 +193,27 @@ typedef struct {
     uint32_t pid;
 } found;
 
+/* %r as the recorder expands it (preload/vt_env.c): the first launcher variable that
+ * holds a rank (vt_format.h), else the first local rank, else 0. Under srun or mpirun
+ * each `vramtrace run` has its own rank's variables; under torchrun only the workers
+ * do, and their files are found by the pattern (%r as "*"). */
+static int run_rank(void)
+{
+#define RUN_RANK_(name) if ((r = vt_rank_value(getenv(name))) >= 0) return r;
+    int32_t r;
+    VT_RANK_VARS(RUN_RANK_)
+    VT_LOCAL_RANK_VARS(RUN_RANK_)
+#undef RUN_RANK_
+    return 0;
+}
+
 /* Expands %p %h %r %% as the recorder does. With pid 0 the result is a glob pattern. */
 static void expand(const char *pat, pid_t pid, char *out, size_t n)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    const char *rank = getenv("RANK");
-    if (!rank || !*rank) rank = getenv("LOCAL_RANK");
-    if (!rank || !*rank) rank = "0";
+    char rank[16];
+    snprintf(rank, sizeof rank, "%d", run_rank());
     size_t o = 0;
     for (const char *p = pat; *p && o + 1 < n; p++) {
         char tmp[300];
@@ -324,7 +339,10 @@ static void summary(found *f, size_t n)
     for (size_t i = 0; i < n; i++) paths[i] = f[i].path;
     vt_analyze_opts ao = { UINT64_MAX, 1, NULL, NULL };
     vt_analysis an;
-    if (vt_analyze(&an, (int)n, paths, &ao) == 0) vt_summary_print(stderr, &an, paths);
+    if (vt_analyze(&an, (int)n, paths, &ao) == 0) {
+        char head[300]; /* several ranks: who peaks highest, and why */
+        vt_summary_print(stderr, &an, paths, vt_ranks_show_headline(head, sizeof head, &an));
+    }
     vt_analysis_free(&an);
     free(paths);
 }

@@ -125,20 +125,6 @@ static char *site_detail(const vt_analysis *a, uint32_t site)
     return p;
 }
 
-static const char *cat_detail(vt_cat c)
-{
-    switch (c) {
-    case VT_CAT_WEIGHTS: return "model parameters";
-    case VT_CAT_ACTIVATIONS: return "tensors kept from the forward pass for the backward pass";
-    case VT_CAT_GRADIENTS: return "gradients of the parameters";
-    case VT_CAT_OPTIMIZER_STATE: return "optimizer state (momentum, variance, ...)";
-    case VT_CAT_WORKSPACE: return "library workspaces (cuBLAS, cuDNN, NCCL, ...)";
-    case VT_CAT_TEMPORARY: return "short-lived buffers";
-    case VT_CAT_HOST_PINNED: return "pinned host memory";
-    default: return "not attributed to a category";
-    }
-}
-
 /* ------------------------------------------------------------------------ *
  *  Series definitions, from the first pass
  * ------------------------------------------------------------------------ */
@@ -190,7 +176,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             int key = order[i];
             const char *name = o->by == VT_SERIES_BY_KIND ? vt_kind_name((unsigned)key)
                                                           : vt_series_cat_name((vt_cat)key);
-            const char *detail = o->by == VT_SERIES_BY_KIND ? "driver allocation call" : cat_detail((vt_cat)key);
+            const char *detail = o->by == VT_SERIES_BY_KIND ? "driver allocation call" : vt_cat_what((vt_cat)key);
             if (add_def(s, name, detail, key, NULL)) return -1;
             sid_of[key] = (int)s->nseries - 1;
         }
@@ -558,6 +544,7 @@ const char *vt_html_series_color(const vt_series *s, size_t i)
         "#b07aa1", /* optimizer_state: purple */
         "#edc948", /* workspace: yellow */
         "#ff9da7", /* temporary: pink */
+        "#e15759", /* communication: red */
         "#76b7b2", /* host_pinned: teal */
         "#bab0ac", /* other: grey */
     };

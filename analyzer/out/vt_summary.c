@@ -143,11 +143,12 @@ static void gap(out *o, const vt_trace *t, int dev)
              vt_units_size(b1, g.pool_reserved), vt_units_size(b2, g.pool_slack));
 }
 
-void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
+void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown, const char *headline)
 {
     out o = { f, 0 };
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], tb[VT_UNITS_BUF], te[VT_UNITS_BUF];
     if (!a->n) return;
+    if (headline && *headline) line(&o, "vramtrace: %s", headline);
     for (int i = 0; i < a->n; i++) {
         const vt_trace *t = &a->t[i];
         int devs[VT_NDEV];
@@ -163,7 +164,9 @@ void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown)
             continue;
         }
         const vt_tracker *tk = &best->dev;
-        line(&o, "vramtrace: pid %u: peak %s on device %d%s%s%s at %s of %s", t->rd.hdr.pid,
+        char who[48] = "";
+        if (t->rd.hdr.rank >= 0) snprintf(who, sizeof who, "rank %d, ", t->rd.hdr.rank);
+        line(&o, "vramtrace: %spid %u: peak %s on device %d%s%s%s at %s of %s", who, t->rd.hdr.pid,
              vt_units_size(b1, tk->peak), bestd, best->name[0] ? " (" : "", best->name, best->name[0] ? ")" : "",
              vt_units_time(tb, tk->peak_time), vt_units_time(te, vt_replay_result_of(t->rp)->last_time));
         for (size_t k = 0; k < nd; k++) {

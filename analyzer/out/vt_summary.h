@@ -13,7 +13,8 @@
 #define VT_SUMMARY_COLS  100
 
 /* Writes the summary of analysis a (traces analysed each on its own) to f, every line
- * led by "vramtrace: ". `shown[i]` is how trace i's path is printed. */
-void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown);
+ * led by "vramtrace: ". `shown[i]` is how trace i's path is printed; `headline`, when
+ * not empty, comes first (several ranks: vt_ranks_show_headline). */
+void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown, const char *headline);
 
 #endif /* VT_SUMMARY_H */

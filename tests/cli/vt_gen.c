@@ -834,7 +834,7 @@ static int as_recorder(int argc, char **argv, const char *self)
         size_t l = strlen(path);
         snprintf(path + l, sizeof path - l, ".%d", (int)getpid());
     }
-    real_clock = 1;
+    real_clock = 1; void vt_gen_as_rank(char *, size_t, int); vt_gen_as_rank(path, sizeof path, 0);  /* one line: main's keep theirs */
     gen_simple(path);
     /* The real pid in the header, as the recorder writes it (`vramtrace run` takes only
      * its own command's traces). Patched here, not in begin_simple: the golden reports
@@ -842,7 +842,7 @@ static int as_recorder(int argc, char **argv, const char *self)
     uint32_t me = (uint32_t)getpid();
     FILE *hf = fopen(path, "r+b");
     if (!hf || fseek(hf, offsetof(vt_file_header, pid), SEEK_SET) || fwrite(&me, 4, 1, hf) != 1 || fclose(hf)) return 2;
-    if (killme) raise(SIGTERM);
+    vt_gen_as_rank(path, sizeof path, 1); if (killme) raise(SIGTERM);
     return code;
 }
 
@@ -881,6 +881,7 @@ int main(int argc, char **argv)
     else if (!strncmp(s, "train-", 6)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 6), 0); }
     else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
     else if (!strcmp(s, "ckpt-0") || !strcmp(s, "ckpt-1")) { void vt_gen_ckpt(const char *, int); vt_gen_ckpt(p, s[5] == '1'); }
+    else if (!strncmp(s, "rank-", 5)) { void vt_gen_rank(const char *, unsigned); vt_gen_rank(p, (unsigned)atoi(s + 5)); }
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
@@ -1060,4 +1061,102 @@ void vt_gen_ckpt(const char *path, int ckpt)
     at(t * MS);
     trailer(1);
     end();
+}
+
+/* rank-R (after main: the sites above keep their lines in the golden files). Rank R of a
+ * three-rank data-parallel job (pid 1200 + R, local rank R % 2, started R x 0.5 ms after
+ * rank 0): ranks 0 and 1 share GPU A, rank 2 has GPU B (CUDA ordinal 0 in each process,
+ * as under CUDA_VISIBLE_DEVICES). Each holds weights 8 MiB, an NCCL buffer 2 MiB (a frame
+ * in libnccl.so.2, a module this machine does not have), a workspace 1 MiB, then two
+ * activations of 2 MiB, 6 MiB on rank 1 (its bigger batch), freed, then 3 MiB kept (the
+ * kv cache). Peaks: 15 MiB on ranks 0 and 2 at 5 ms, 23 MiB on rank 1: 1.53x, the
+ * activations +8 MiB. */
+void vt_gen_rank(const char *path, unsigned rank);
+void vt_gen_rank(const char *path, unsigned rank)
+{
+    hdr_opts o = { 1200 + rank, T0_REALTIME + rank * (MS / 2), "testhost", "/opt/test/train", argv_train,
+                   sizeof argv_train, 0, 0, 64 };
+    begin(path, &o);
+    /* the header's rank and local rank, as the recorder writes them */
+    int32_t rk = (int32_t)rank, local = (int32_t)(rank % 2);
+    uint32_t flags = VT_HDR_LOCAL_RANK;
+    long here = ftell(out);
+    if (fseek(out, (long)offsetof(vt_file_header, rank), SEEK_SET) || fwrite(&rk, 4, 1, out) != 1 ||
+        fseek(out, (long)offsetof(vt_file_header, flags), SEEK_SET) || fwrite(&flags, 4, 1, out) != 1 ||
+        fseek(out, (long)offsetof(vt_file_header, local_rank), SEEK_SET) || fwrite(&local, 4, 1, out) != 1 ||
+        fseek(out, here, SEEK_SET))
+        die("write header");
+    nnodes = 0;
+    uint8_t uuid[16];
+    for (int i = 0; i < 16; i++) uuid[i] = (uint8_t)((rank == 2 ? 0xb0 : 0xa0) + i);
+    const char *name = "Test GPU 80GB";
+    vt_rec d = { .type = VT_REC_DEVICE, .device = 0, .size = 80 * GiB, .aux0 = 9, .bytes = uuid, .bytes_len = 16,
+                 .str = name, .str_len = (uint32_t)strlen(name) };
+    emit(&d);
+    vt_rec dr = { .type = VT_REC_DRIVER, .aux0 = 13000 };
+    emit(&dr);
+    vt_rec th = { .type = VT_REC_THREAD, .tid = tid, .str = "main", .str_len = 4 };
+    emit(&th);
+    static const char nccl[] = "/usr/lib/x86_64-linux-gnu/libnccl.so.2";
+    const uint64_t nccl_base = 0x7a0000000000ull;
+    vt_rec m = { .type = VT_REC_MODULE, .addr = nccl_base, .size = 0x100000, .str = nccl,
+                 .str_len = (uint32_t)strlen(nccl) };
+    emit(&m);
+    uint32_t w = build_model(0), a = build_model(1), ws = build_model(2), k = build_model(3);
+    /* the NCCL buffer: the workspace site's stack with a libnccl frame inside its plumbing */
+    cudart_vtgen_malloc(vt_gen_capture, NULL);
+    frame f[96];
+    int n = 0, inner = 1;
+    for (int i = 0; i < ncaptured; i++) {
+        int in_main = captured[i].value - 1 >= mods[0].bias && captured[i].value - 1 < mods[0].bias + mods[0].size;
+        if (inner && in_main) {
+            f[n].kind = VT_FRAME_NATIVE;
+            f[n++].value = nccl_base + 0x4242;
+            inner = 0;
+        }
+        f[n++] = captured[i];
+    }
+    uint32_t c = make_stack(f, n);
+    uint64_t act = rank == 1 ? 6 * MiB : 2 * MiB;
+    at(1 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0, 8 * MiB, w);
+    at(2 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 8 * MiB, 2 * MiB, c);
+    at(3 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 10 * MiB, 1 * MiB, ws);
+    at(4 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 16 * MiB, act, a);
+    at(5 * MS); alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, A0 + 32 * MiB, act, a);
+    at(6 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 32 * MiB);
+    at(7 * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, A0 + 16 * MiB);
+    at(8 * MS); alloc_(VT_KIND_MEM_ALLOC, 0, A0 + 12 * MiB, 3 * MiB, k);
+    at(9 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 12 * MiB);
+    at(10 * MS); free_(VT_KIND_MEM_FREE, 0, A0 + 10 * MiB); free_(VT_KIND_MEM_FREE, 0, A0 + 8 * MiB);
+    free_(VT_KIND_MEM_FREE, 0, A0);
+    at(11 * MS);
+    trailer(1);
+    end();
+}
+
+/* as-recorder under a launcher: %r in the path becomes the rank (the first of RANK,
+ * SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK that is a number, else 0; stage 0), and
+ * the header says it (stage 1, the trace written), as the recorder does. */
+void vt_gen_as_rank(char *path, size_t n, int stage);
+void vt_gen_as_rank(char *path, size_t n, int stage)
+{
+    static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+    int32_t rank = -1;
+    for (int i = 0; i < 4 && rank < 0; i++) {
+        const char *v = getenv(vars[i]);
+        int digits = v && *v;
+        for (const char *c = v; digits && *c; c++) digits = *c >= '0' && *c <= '9';
+        if (digits) rank = (int32_t)atoi(v);
+    }
+    if (stage == 1) {
+        FILE *f = fopen(path, "r+b");
+        if (!f || fseek(f, (long)offsetof(vt_file_header, rank), SEEK_SET) || fwrite(&rank, 4, 1, f) != 1 || fclose(f))
+            die(path);
+        return;
+    }
+    char *r = strstr(path, "%r");
+    if (!r) return;
+    char tail[PATH_MAX];
+    snprintf(tail, sizeof tail, "%s", r + 2);
+    snprintf(r, n - (size_t)(r - path), "%d%s", rank < 0 ? 0 : rank, tail);
 }

@@ -2,7 +2,7 @@
 /* tp.c - the expectation log and driver-table helpers of the recorder's test programs.
  * Line format of <pid>.expect (numbers in C notation, read with strtoull base 0):
  *   H pid ppid realtime_ns        T trace_path            E exe_path
- *   K rank (RANK, else LOCAL_RANK, else -1)
+ *   K rank local_rank (tp_rank: the launchers' variables, in the recorder's order)
  *   C hex(argv joined by NUL)      R driver_version
  *   N fnid lo hi bias module_path name         (a calling function)
  *   A kind addr size stream flags tid dev fnid (dev -2: any)
@@ -81,15 +81,41 @@ static void logf_locked(const char *fmt, ...)
 /* ------------------------------------------------------------------------ *
  *  Start: header facts and the trace path the recorder must write
  * ------------------------------------------------------------------------ */
+/* The rank the recorder must write, spelled out here on its own (not from vt_format.h's
+ * table, so that a wrong table fails): the global rank from RANK, SLURM_PROCID,
+ * OMPI_COMM_WORLD_RANK or PMI_RANK, else the local rank; the local rank from LOCAL_RANK,
+ * SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK or MPI_LOCALRANKID. A value that is not
+ * plain decimal digits is passed over. -1: none. */
+static int tp_rank_var(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || strlen(v) > 10 || strspn(v, "0123456789") != strlen(v)) return -1;
+    long n = atol(v);
+    return n < (1L << 30) ? (int)n : -1;
+}
+
+static int tp_rank(int local)
+{
+    static const char *const global_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+    static const char *const local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                              "MPI_LOCALRANKID" };
+    if (!local)
+        for (int i = 0; i < 4; i++)
+            if (tp_rank_var(global_vars[i]) >= 0) return tp_rank_var(global_vars[i]);
+    for (int i = 0; i < 4; i++)
+        if (tp_rank_var(local_vars[i]) >= 0) return tp_rank_var(local_vars[i]);
+    return -1;
+}
+
 static void expand_pattern(const char *pat, int exec_child, char *out, size_t n)
 {
     size_t o = 0;
     int has_pid = 0;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    const char *rank = getenv("RANK");
-    if (!rank || !*rank) rank = getenv("LOCAL_RANK");
-    if (!rank || !*rank) rank = "0";
+    int r = tp_rank(0);
+    char rank[16];
+    snprintf(rank, sizeof rank, "%d", r < 0 ? 0 : r);
     for (const char *p = pat; *p && o + 64 < n; p++) {
         if (*p != '%' || !p[1]) { out[o++] = *p; continue; }
         p++;
@@ -129,9 +155,7 @@ void tp_init(int argc, char **argv, int exec_child)
             o += (size_t)snprintf(cmd + o, sizeof cmd - o, "%02x", *c);
     }
     logf_locked("%s\n", cmd);
-    const char *rank = getenv("RANK");
-    if (!rank || !*rank) rank = getenv("LOCAL_RANK");
-    logf_locked("K %d\n", rank && *rank ? atoi(rank) : -1);
+    logf_locked("K %d %d\n", tp_rank(0), tp_rank(1));
     const char *pat = getenv("VRAMTRACE_OUTPUT");
     if (!pat || !*pat) pat = "vramtrace-%p.vtrace";
     char tpath[PATH_MAX], cwd[PATH_MAX];

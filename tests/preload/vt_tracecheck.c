@@ -302,9 +302,9 @@ static void rec_print(FILE *f, const vt_rec *r)
 
 static void header_print(FILE *f, const trace_t *t)
 {
-    fprintf(f, "HEADER version=%u.%u pid=%u ppid=%u depth=%u rank=%d flags=0x%x start_realtime=%llu host=",
+    fprintf(f, "HEADER version=%u.%u pid=%u ppid=%u depth=%u rank=%d local_rank=%d flags=0x%x start_realtime=%llu host=",
             t->hdr.version_major, t->hdr.version_minor, t->hdr.pid, t->hdr.ppid, t->hdr.stack_depth,
-            t->hdr.rank, t->hdr.flags, (unsigned long long)t->hdr.start_realtime_ns);
+            t->hdr.rank, t->hdr.local_rank, t->hdr.flags, (unsigned long long)t->hdr.start_realtime_ns);
     put_str(f, t->host, t->host_len);
     fputs(" exe=", f);
     put_str(f, t->exe, t->exe_len);
@@ -330,7 +330,7 @@ typedef struct { int dev; uint64_t total; int major, minor; char uuid[64], name[
 
 typedef struct {
     unsigned pid, ppid;
-    int rank, have_rank;
+    int rank, local_rank, have_rank;
     uint64_t realtime;
     char trace[4096], exe[4096];
     char *cmd;
@@ -367,7 +367,7 @@ static int expect_load(const char *path, expectation *e)
         if (n < 2) continue;
         switch (line[0]) {
         case 'H': sscanf(s, "%u %u %" SCNu64, &e->pid, &e->ppid, &e->realtime); break;
-        case 'K': e->rank = atoi(s); e->have_rank = 1; break;
+        case 'K': e->have_rank = sscanf(s, "%d %d", &e->rank, &e->local_rank) == 2; break;
         case 'T': snprintf(e->trace, sizeof e->trace, "%s", s); break;
         case 'E': snprintf(e->exe, sizeof e->exe, "%s", s); break;
         case 'C': {
@@ -601,6 +601,9 @@ static void check_header(const trace_t *t, const expectation *e, const options *
     if (t->host_len == 0) err("header hostname is empty");
     if (t->hdr.stack_depth != (uint32_t)o->depth) err("header stack_depth %u, expected %d", t->hdr.stack_depth, o->depth);
     if (e->have_rank && t->hdr.rank != e->rank) err("header rank %d, expected %d", t->hdr.rank, e->rank);
+    if (!(t->hdr.flags & VT_HDR_LOCAL_RANK)) err("header flags 0x%x: LOCAL_RANK bit not set", t->hdr.flags);
+    else if (e->have_rank && t->hdr.local_rank != e->local_rank)
+        err("header local_rank %d, expected %d", t->hdr.local_rank, e->local_rank);
     if (!!(t->hdr.flags & VT_HDR_FREE_STACKS) != !!o->free_stacks)
         err("header flags 0x%x: FREE_STACKS bit should be %d", t->hdr.flags, o->free_stacks);
     if (t->hdr.flags & VT_HDR_FORK_CHILD) err("header flags 0x%x: FORK_CHILD is reserved and never set", t->hdr.flags);

@@ -75,6 +75,8 @@ int main(int argc, char **argv)
     fh.start_monotonic_ns = 5;
     fh.stack_depth = 64;
     fh.rank = -1;
+    fh.flags = VT_HDR_LOCAL_RANK;   /* as the recorder writes it: no local rank either */
+    fh.local_rank = -1;
     fwrite(&fh, sizeof fh, 1, g_out);
     blob(host); blob(exe); blob(cmd);
 
