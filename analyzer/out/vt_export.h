@@ -65,6 +65,7 @@ typedef struct {
     uint32_t child, next;   /* first child, next sibling (UINT32_MAX: none) */
     uint32_t depth;
     uint8_t  kind;          /* vt_frame_kind; 255 for the root */
+    uint8_t  fclass;        /* vt_fclass of the first frame seen with this label here */
     uint64_t value;         /* bytes of this node and all below it */
 } vt_fnode;
 
@@ -99,10 +100,16 @@ typedef struct {
 } vt_export_opts;
 
 int vt_export_folded(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* Folded stacks with each frame's class as FlameGraph's annotations (vt_export_folded.c). */
+int vt_export_folded_classes(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* Perfetto's protobuf trace (vt_export_perfetto_pb.c) and its legacy JSON. */
 int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+int vt_export_perfetto_json(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_speedscope(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* The frames of the stacks the CSV's rows name, one row per frame (vt_export_csv_stacks.c). */
+int vt_export_csv_stacks(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 
 /* ------------------------------------------------------------------------ *
  *  Small helpers

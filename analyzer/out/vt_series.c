@@ -9,6 +9,7 @@
  * devices), so the replay keeps every series' live bytes up to date itself, with no
  * lookup per event. Groups are matched to the first pass's by (stack, kind, device). */
 #include "vt_series.h"
+#include "vt_series_sites.h"
 #include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_show.h"
@@ -57,75 +58,6 @@ static uint64_t group_key(uint32_t stack_id, unsigned kind, int device)
 /* ------------------------------------------------------------------------ *
  *  Labels
  * ------------------------------------------------------------------------ */
-/* A function name without its parameter list: "alloc_grad(unsigned long, ...)
- * [clone .constprop.0]" -> "alloc_grad". Operators keep their names. */
-static void short_function(const char *fn, char *buf, size_t n)
-{
-    size_t len = strlen(fn);
-    const char *p = strchr(fn, '(');
-    if (p && p > fn && !strstr(fn, "operator")) len = (size_t)(p - fn);
-    if (len >= n) len = n - 1;
-    memcpy(buf, fn, len);
-    buf[len] = 0;
-}
-
-/* The label of site s with nf frames from its first distinguishing one: "f1 <- f2 (file:line)". */
-static void label_frames(const vt_site *s, uint32_t skip, uint32_t nf, char *buf, size_t n)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (uint32_t i = skip; i < s->nframes && i < skip + nf && k + 1 < n; i++) {
-        char fn[128];
-        short_function(s->frames[i].function, fn, sizeof fn);
-        k += (size_t)snprintf(buf + k, n - k, "%s%s", i > skip ? " \xe2\x86\x90 " : "", fn);
-    }
-    uint32_t last = skip + nf - 1 < s->nframes ? skip + nf - 1 : s->nframes - 1;
-    const vt_site_frame *o = &s->frames[last];
-    if (last > skip && o->file_base && o->line && k + 1 < n)
-        snprintf(buf + k, n - k, " (%s:%u)", o->file_base, o->line);
-}
-
-/* Innermost frames every site shares (the allocator wrapper, cudaMalloc, ...) tell
- * the sites apart no better than nothing: how many to skip. */
-static uint32_t common_frames(const vt_analysis *a, const vt_site *s, const uint32_t *among, size_t nsites)
-{
-    uint32_t skip = 0;
-    for (;; skip++) {
-        if (skip + 1 >= s->nframes || nsites < 2) return skip;
-        for (size_t i = 0; i < nsites; i++) {
-            const vt_site *o = among[i] < a->sites.n ? &a->sites.sites[among[i]] : NULL;
-            if (!o || o->nframes <= skip + 1 || strcmp(o->frames[skip].function, s->frames[skip].function))
-                return skip;
-        }
-    }
-}
-
-const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
-                                 size_t nsites, char *buf, size_t n)
-{
-    const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
-    if (!s || !s->nframes) {
-        snprintf(buf, n, "[no stack]");
-        return buf;
-    }
-    uint32_t skip = common_frames(a, s, among, nsites);
-    /* two frames, or more while another site of the list would read the same */
-    for (uint32_t nf = 2;; nf++) {
-        label_frames(s, skip, nf, buf, n);
-        if (nf >= 5 || skip + nf >= s->nframes) return buf;
-        int clash = 0;
-        for (size_t i = 0; i < nsites && !clash; i++) {
-            if (among[i] == site || among[i] >= a->sites.n) continue;
-            const vt_site *o = &a->sites.sites[among[i]];
-            if (!o->nframes) continue;
-            char other[400];
-            label_frames(o, common_frames(a, o, among, nsites), nf, other, sizeof other);
-            clash = !strcmp(other, buf);
-        }
-        if (!clash) return buf;
-    }
-}
-
 /* The site as the text views show it (the op, the user's line, the Python chain), one
  * line each. */
 static char *site_detail(const vt_analysis *a, uint32_t site)
@@ -222,44 +154,52 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         return 0;
     }
 
-    /* by site or layer: the top ones at the peak, then "other" */
+    /* by site or layer: the top ones at the peak, then "other"; sites as report names
+     * and groups them (vt_series_sites.h) */
     vt_by by = o->by == VT_SERIES_BY_LAYER ? VT_BY_LAYER : VT_BY_SITE;
     const vt_tracker *tk = vt_series_tracker(a, o->device);
-    vt_row *rows = NULL;
-    size_t nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, by, &rows) : 0;
-    if (nrows == (size_t)-1) return -1;
     size_t top = o->top ? o->top : 10;
     if (top > VT_SERIES_MAX - 1) top = VT_SERIES_MAX - 1;
-    size_t ntop = nrows < top ? nrows : top;
-    uint32_t among[VT_SERIES_MAX];
-    for (size_t i = 0; i < ntop; i++) among[i] = rows[i].key;
+    vt_row *rows = NULL;
+    vt_site_set sites = { 0 };
+    size_t nrows = 0, ntop = 0, nrest = 0;
+    if (by == VT_BY_SITE) {
+        if (tk && vt_series_sites(&sites, a, tk, top)) return -1;
+        ntop = sites.ntop;
+        nrest = sites.nrest;
+    } else {
+        nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, by, &rows) : 0;
+        if (nrows == (size_t)-1) return -1;
+        ntop = nrows < top ? nrows : top;
+        nrest = nrows - ntop;
+    }
     vt_idmap key_sid = { 0 };
     int rc = 0;
     for (size_t i = 0; i < ntop && !rc; i++) {
-        char label[400];
         if (by == VT_BY_SITE) {
-            vt_series_site_label(a, rows[i].key, among, ntop, label, sizeof label);
-            char *detail = site_detail(a, rows[i].key);
-            if (!detail || add_def(s, label, NULL, (int)rows[i].key, detail)) rc = -1;
+            char *detail = site_detail(a, sites.top[i].site);
+            if (!detail || add_def(s, sites.top[i].label, NULL, (int)sites.top[i].site, detail)) rc = -1;
         } else {
             if (add_def(s, vt_row_name(a, by, rows[i].key), "layer: the innermost scope (NVTX range, module) "
                         "or Python frame of the program's own code", (int)rows[i].key, NULL))
                 rc = -1;
+            if (!rc && vt_idmap_put(&key_sid, rows[i].key, (uint32_t)i)) rc = -1;
         }
-        if (!rc && vt_idmap_put(&key_sid, rows[i].key, (uint32_t)i)) rc = -1;
     }
     int other = -1;
-    if (!rc && nrows > ntop) {
+    if (!rc && nrest) {
         if (add_def(s, "other", by == VT_BY_SITE ? "every other site" : "every other layer", -1, NULL)) rc = -1;
         other = (int)s->nseries - 1;
     }
     free(rows);
+    const vt_idmap *sid_of_key = by == VT_BY_SITE ? &sites.of : &key_sid;
     for (size_t i = 0; i < rp->ngroups && !rc; i++) {
         const vt_group *g = &rp->groups[i];
         int k = vt_series_group_tk(a, g, o->device);
         if (k < 0) continue;
-        uint32_t key = by == VT_BY_SITE ? g->site : g->layer ? g->layer->name_id : UINT32_MAX;
-        const uint32_t *v = vt_idmap_get(&key_sid, key);
+        uint32_t key = by == VT_BY_SITE ? (g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE : g->site)
+                                        : g->layer ? g->layer->name_id : UINT32_MAX;
+        const uint32_t *v = vt_idmap_get(sid_of_key, key);
         int sid = v ? (int)*v : other;
         if (sid < 0) continue; /* cannot happen: every key is in the rows */
         s->series[sid].at_peak += g->at_peak[k];
@@ -267,6 +207,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         if (vt_idmap_put(gmap, group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
     }
     vt_idmap_free(&key_sid);
+    vt_series_sites_free(&sites);
     return rc;
 }
 

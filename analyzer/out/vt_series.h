@@ -90,9 +90,4 @@ vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g);
 /* Its name ("weights", ...). */
 const char *vt_series_cat_name(vt_cat c);
 
-/* A short label of site s for a legend: its innermost frame that is not shared by
- * all of `among` (nsites sites), and the one outside it. Writes into buf. */
-const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
-                                 size_t nsites, char *buf, size_t n);
-
 #endif /* VT_SERIES_H */
