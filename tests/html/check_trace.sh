@@ -53,9 +53,16 @@ vt export --format folded --what allocated "$trace" -o "$work/a.folded" && valid
 vt export --format folded --what leaked "$trace" > /dev/null && mv "$work/stdout" "$work/l.folded" &&
     validate folded "$work/l.folded" sum="$leak"
 if [ -n "${PPROF_CHECK:-}" ]; then
+    # a Mapping with its build-id for every module (distinct path and load address) the
+    # trace has a build-id of; dump lists them (skipped on big traces: dump prints every event)
+    ids=""
+    if [ "$(wc -c < "$trace")" -lt 4000000 ]; then
+        ids="build_ids=$("$VRAMTRACE" dump "$trace" 2> /dev/null | sed -n 's/^module bias=\([^ ]*\) size=[^ ]* build_id=[0-9a-f][0-9a-f]* path=/\1 /p' |
+            sort -u | wc -l)"
+    fi
     vt export --format pprof "$trace" -o "$work/p.pb.gz" &&
         { "$PPROF_CHECK" "$work/p.pb.gz" peak_space="$peak" alloc_space="$alloc" leak_space="$leak" \
-              "mapped_locations>=${VT_PPROF_MAPPED:-1}" > "$work/v" 2>&1 ||
+              "mapped_locations>=${VT_PPROF_MAPPED:-1}" $ids > "$work/v" 2>&1 ||
           { cat "$work/v"; status=1; }; }
     # where Go is installed (not in CI), pprof itself must read it too
     if command -v go > /dev/null 2>&1 && [ -f "$work/p.pb.gz" ]; then
