@@ -80,6 +80,20 @@ static void packet_init(pb_packet *p, uint32_t seq)
 /* ------------------------------------------------------------------------ *
  *  Sequence 1: tracks, counters, instants
  * ------------------------------------------------------------------------ */
+/* A packet of sequence 1 holding event e at time t on track `track`. */
+static void event_packet(pb_packet *p, pb_event *e, uint64_t t, Perfetto__Protos__TrackEvent__Type type,
+                         uint64_t track)
+{
+    packet_init(p, SEQ_TRACKS);
+    perfetto__protos__track_event__init(e);
+    p->has_timestamp = 1;
+    p->timestamp = t;
+    p->track_event = e;
+    e->has_type = 1;
+    e->type = type;
+    e->has_track_uuid = 1;
+    e->track_uuid = track;
+}
 typedef struct {
     FILE *f;
     int err;
@@ -90,15 +104,7 @@ static void counter_point(void *ctx, size_t track, uint64_t t, uint64_t v)
     counter_out *o = ctx;
     pb_packet p;
     pb_event e;
-    packet_init(&p, SEQ_TRACKS);
-    perfetto__protos__track_event__init(&e);
-    p.has_timestamp = 1;
-    p.timestamp = t;
-    p.track_event = &e;
-    e.has_type = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    e.has_track_uuid = 1;
-    e.track_uuid = UUID_PROCESS + 1 + track;
+    event_packet(&p, &e, t, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER, UUID_PROCESS + 1 + track);
     e.has_counter_value = 1;
     e.counter_value = (int64_t)v;
     if (put_packet(o->f, &p)) o->err = 1;
@@ -139,33 +145,21 @@ static int put_track(FILE *f, uint64_t uuid, const char *name, int first, const 
     return put_packet(f, &p);
 }
 
+/* Appends annotation `name` to an[]/anp[] (at *n) and returns it, its value to set. */
+static pb_annot *annot(pb_annot *an, pb_annot **anp, size_t *n, const char *name)
+{
+    pb_annot *x = &an[*n];
+    perfetto__protos__debug_annotation__init(x);
+    x->name = (char *)name;
+    anp[(*n)++] = x;
+    return x;
+}
+
 static void annot_u(pb_annot *an, pb_annot **anp, size_t *n, const char *name, uint64_t v)
 {
-    perfetto__protos__debug_annotation__init(&an[*n]);
-    an[*n].name = (char *)name;
-    an[*n].has_uint_value = 1;
-    an[*n].uint_value = v;
-    anp[*n] = &an[*n];
-    (*n)++;
-}
-
-static void annot_i(pb_annot *an, pb_annot **anp, size_t *n, const char *name, int64_t v)
-{
-    perfetto__protos__debug_annotation__init(&an[*n]);
-    an[*n].name = (char *)name;
-    an[*n].has_int_value = 1;
-    an[*n].int_value = v;
-    anp[*n] = &an[*n];
-    (*n)++;
-}
-
-static void annot_s(pb_annot *an, pb_annot **anp, size_t *n, const char *name, const char *v)
-{
-    perfetto__protos__debug_annotation__init(&an[*n]);
-    an[*n].name = (char *)name;
-    an[*n].string_value = (char *)v;
-    anp[*n] = &an[*n];
-    (*n)++;
+    pb_annot *x = annot(an, anp, n, name);
+    x->has_uint_value = 1;
+    x->uint_value = v;
 }
 
 /* An instant on the process track; site (UINT32_MAX: none) gives its call stack. */
@@ -176,15 +170,7 @@ static int put_instant(FILE *f, const vt_analysis *a, const char *name, uint64_t
     pb_packet p;
     pb_event e;
     pb_icallstack cs;
-    packet_init(&p, SEQ_TRACKS);
-    perfetto__protos__track_event__init(&e);
-    p.has_timestamp = 1;
-    p.timestamp = t;
-    p.track_event = &e;
-    e.has_type = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-    e.has_track_uuid = 1;
-    e.track_uuid = UUID_PROCESS;
+    event_packet(&p, &e, t, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, UUID_PROCESS);
     e.name = (char *)name;
     e.categories = cat;
     e.n_categories = 1;
@@ -257,8 +243,10 @@ static int put_timeline(FILE *f, const vt_analysis *a, const vt_export_opts *o, 
         if (o->device != VT_ALL_DEVICES && oo->device != o->device) continue;
         nan = 0;
         annot_u(an, anp, &nan, "size", oo->size);
-        annot_i(an, anp, &nan, "device", oo->device);
-        annot_s(an, anp, &nan, "kind", vt_kind_name(oo->kind));
+        pb_annot *dev = annot(an, anp, &nan, "device");
+        dev->has_int_value = 1;
+        dev->int_value = oo->device;
+        annot(an, anp, &nan, "kind")->string_value = (char *)vt_kind_name(oo->kind);
         annot_u(an, anp, &nan, "free", oo->free_bytes);
         annot_u(an, anp, &nan, "total", oo->total_bytes);
         annot_u(an, anp, &nan, "live", oo->live);
@@ -271,7 +259,7 @@ static int put_timeline(FILE *f, const vt_analysis *a, const vt_export_opts *o, 
         }
         site[sizeof site - 1] = 0;
         site[strcspn(site, "\n")] = 0;
-        annot_s(an, anp, &nan, "site", site);
+        annot(an, anp, &nan, "site")->string_value = site;
         err = put_instant(f, a, "OOM", oo->time, anp, nan, oo->site);
     }
     *peak_time = s.peak_time;
