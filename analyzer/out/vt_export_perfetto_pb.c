@@ -11,7 +11,8 @@
  * sample per call stack: at the peak (self_max: bytes live then) and at the end
  * (self_allocated, self_freed and counts over the whole run). Their frames carry the
  * site's frames as vramtrace folded them, scopes included, each with its class in
- * kind_str; native frames point into a Mapping per module (path, extent, build-id).
+ * kind_str; native frames point into a Mapping per module (path, extent, build-id),
+ * the others into made-up ones ("[python]", "[scope]", "[unknown]").
  * Each packet is packed on its own and written as a `packet` field of Trace, so the
  * output streams. */
 #include "vt_export.h"
@@ -283,6 +284,7 @@ typedef struct {
     const vt_module **mmod;
     uint64_t **paths;           /* path_string_ids of each mapping */
     size_t nmaps;
+    size_t syn0;                /* the first made-up mapping (NSYN of them) */
     pb_string *bids;            /* build-ids: iid = BUILD_ID_IID0 + index */
     size_t nbids;
     pb_callstack *cs;
@@ -305,9 +307,60 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* A mapping: path in components, as Perfetto keeps it ("/usr/lib/libc.so.6" -> usr, lib,
+ * libc.so.6), and a build-id, raw bytes; every mapping names one (Perfetto's trace
+ * processor drops a mapping whose build-id string it cannot find): "" when unknown. */
+static void add_mapping(heap_build *b, const vt_module *m, const char *path, uint64_t start, uint64_t end,
+                        const uint8_t *bid, uint32_t bid_len)
+{
+    pb_mapping *pm = &b->maps[b->nmaps];
+    perfetto__protos__mapping__init(pm);
+    pm->has_iid = pm->has_start = pm->has_end = pm->has_build_id = 1;
+    pm->iid = b->nmaps + 1;
+    pm->start = start;
+    pm->end = end;
+    size_t nc = 1;
+    for (const char *c = path; *c; c++) nc += *c == '/';
+    uint64_t *ids = calloc(nc, sizeof *ids);
+    if (!ids) { b->nomem = 1; return; }
+    size_t k = 0;
+    for (const char *c = path; *c;) {
+        if (*c == '/') { c++; continue; }
+        const char *e = strchr(c, '/');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        uint32_t id = vt_strtab_intern(&b->strs, c, len);
+        if (id == UINT32_MAX) { b->nomem = 1; break; }
+        ids[k++] = (uint64_t)id + 1;
+        c += len;
+    }
+    b->paths[b->nmaps] = ids;
+    pm->path_string_ids = ids;
+    pm->n_path_string_ids = k;
+    if (bid_len) {
+        pb_string *bs = &b->bids[b->nbids];
+        perfetto__protos__interned_string__init(bs);
+        bs->has_iid = bs->has_str = 1;
+        bs->iid = BUILD_ID_IID0 + b->nbids;
+        bs->str.data = (uint8_t *)bid;
+        bs->str.len = bid_len;
+        pm->build_id = bs->iid;
+        b->nbids++;
+    } else {
+        pm->build_id = str_iid(b, "");
+    }
+    b->mmod[b->nmaps++] = m;
+}
+
+/* Frames without a module of the trace still need a mapping (the trace processor drops
+ * a frame without one): Python frames, scopes, native frames of no recorded module. */
+enum { SYN_PYTHON, SYN_SCOPE, SYN_UNKNOWN, NSYN };
+static const char *const syn_path[NSYN] = { "[python]", "[scope]", "[unknown]" };
+
+/* The mappings: the modules of trace rp, in record order (a module seen again at the
+ * same load address is one mapping), then the NSYN made-up ones. */
 static void add_mappings(heap_build *b, const vt_replay *rp)
 {
-    size_t n = rp->nmodules ? rp->nmodules : 1;
+    size_t n = rp->nmodules + NSYN;
     b->maps = calloc(n, sizeof *b->maps);
     b->mmod = calloc(n, sizeof *b->mmod);
     b->paths = calloc(n, sizeof *b->paths);
@@ -317,52 +370,24 @@ static void add_mappings(heap_build *b, const vt_replay *rp)
         const vt_module *m = &rp->modules[i];
         size_t k = 0;
         while (k < b->nmaps && !(b->mmod[k]->bias == m->bias && !strcmp(b->mmod[k]->path, m->path))) k++;
-        if (k < b->nmaps) continue;
-        pb_mapping *pm = &b->maps[b->nmaps];
-        perfetto__protos__mapping__init(pm);
-        pm->has_iid = pm->has_start = pm->has_end = 1;
-        pm->iid = b->nmaps + 1;
-        pm->start = m->bias;
-        pm->end = m->bias + m->size;
-        /* the path in components, as Perfetto keeps it: "/usr/lib/libc.so.6" -> usr, lib, libc.so.6 */
-        size_t nc = 0;
-        for (const char *c = m->path; *c; c++) nc += *c == '/';
-        uint64_t *ids = calloc(nc + 1, sizeof *ids);
-        if (!ids) { b->nomem = 1; return; }
-        size_t k2 = 0;
-        for (const char *c = m->path; *c;) {
-            if (*c == '/') { c++; continue; }
-            const char *e = strchr(c, '/');
-            size_t len = e ? (size_t)(e - c) : strlen(c);
-            uint32_t id = vt_strtab_intern(&b->strs, c, len);
-            if (id == UINT32_MAX) { b->nomem = 1; break; }
-            ids[k2++] = (uint64_t)id + 1;
-            c += len;
-        }
-        b->paths[b->nmaps] = ids;
-        pm->path_string_ids = ids;
-        pm->n_path_string_ids = k2;
-        if (m->build_id_len) {
-            pb_string *bs = &b->bids[b->nbids];
-            perfetto__protos__interned_string__init(bs);
-            bs->has_iid = bs->has_str = 1;
-            bs->iid = BUILD_ID_IID0 + b->nbids;
-            bs->str.data = m->build_id;
-            bs->str.len = m->build_id_len;
-            pm->has_build_id = 1;
-            pm->build_id = bs->iid;
-            b->nbids++;
-        }
-        b->mmod[b->nmaps++] = m;
+        if (k == b->nmaps) add_mapping(b, m, m->path, m->bias, m->bias + m->size, m->build_id, m->build_id_len);
     }
+    b->syn0 = b->nmaps;
+    for (int i = 0; i < NSYN && !b->nomem; i++) add_mapping(b, NULL, syn_path[i], 0, 0, NULL, 0);
 }
 
-static size_t mapping_of(const heap_build *b, const vt_site_frame *fr)
+/* The mapping of frame fr (an iid), and whether it is a module's (rel_pc is its offset). */
+static size_t mapping_of(const heap_build *b, const vt_site_frame *fr, int *module)
 {
-    if (!fr || fr->kind != VT_FRAME_NATIVE || !fr->module) return 0;
-    for (size_t k = 0; k < b->nmaps; k++)
-        if (!strcmp(base_name(b->mmod[k]->path), fr->module)) return k + 1;
-    return 0;
+    *module = 0;
+    if (fr && fr->kind == VT_FRAME_PYTHON) return b->syn0 + SYN_PYTHON + 1;
+    if (fr && fr->kind == VT_FRAME_SCOPE) return b->syn0 + SYN_SCOPE + 1;
+    for (size_t k = 0; fr && fr->module && k < b->syn0; k++)
+        if (!strcmp(base_name(b->mmod[k]->path), fr->module)) {
+            *module = 1;
+            return k + 1;
+        }
+    return b->syn0 + SYN_UNKNOWN + 1;
 }
 
 /* The frame of fr (NULL: "[no stack]"), made when new. */
@@ -390,12 +415,11 @@ static uint64_t frame_iid(heap_build *b, const vt_site_frame *fr)
     pf->iid = (uint64_t)ix + 1;
     char label[1024];
     pf->function_name_id = str_iid(b, fr ? vt_export_frame_label(fr, label, sizeof label) : "[no stack]");
-    size_t map = mapping_of(b, fr);
-    if (map) {
-        pf->has_mapping_id = pf->has_rel_pc = 1;
-        pf->mapping_id = map;
-        pf->rel_pc = fr->offset;
-    }
+    int module;
+    pf->has_mapping_id = pf->has_rel_pc = 1;
+    pf->mapping_id = mapping_of(b, fr, &module);
+    /* in a made-up mapping, the frame's own iid: no two frames share an address there */
+    pf->rel_pc = module ? fr->offset : pf->iid;
     if (fr && fr->line) {
         pf->has_line_number = 1;
         pf->line_number = fr->line;

@@ -12,7 +12,7 @@ mask() {
     awk -v paths=" $paths" '
         /^ *iid: / { iid = $2 }
         /^ *str: / && iid >= 4294967296 { sub(/str: .*/, "str: <build-id>") }
-        /^ *str: / && index(paths, " " iid " ") { sub(/str: .*/, "str: <path component>") }
+        /^ *str: / && index(paths, " " iid " ") && !/str: "\[/ { sub(/str: .*/, "str: <path component>") }
         { print }' dec.txt |
         sed -E -e 's/^( *)(start|end|rel_pc): [0-9]+$/\1\2: <addr>/'
 }
