@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* vt_export_speedscope.c - speedscope's file format (www.speedscope.app): the shared
- * frames (name, file, line, and the frame's class as "class"), then three "sampled" profiles in bytes, one sample per group (stack outermost
- * frame first): bytes at the peak, bytes allocated, bytes leaked at the end. The one
- * --what names opens first (activeProfileIndex). */
+ * frames (name, file, line, and the frame's class as "class"), then three "sampled"
+ * profiles in bytes, one sample per group (stack outermost frame first): bytes at the
+ * peak, bytes allocated, bytes leaked at the end. The one --what names opens first
+ * (activeProfileIndex). */
 #include "vt_export.h"
 
 #include <inttypes.h>
