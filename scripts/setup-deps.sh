@@ -7,9 +7,11 @@ pkgs=(build-essential cmake pkg-config libunwind-dev libzstd-dev libdw-dev libel
 # time: GNU time measures peak memory in tests/cli/cases/hostile_stacks.sh; clang: the
 # libFuzzer build of tests/fuzz (scripts/fuzz.sh, the ctest fuzz_libfuzzer_short)
 pkgs+=(time clang)
-# pictures and exports (docs/pictures.md): pprof needs protobuf-c and zlib; the tests in
-# tests/html need python3, xmllint, and Chromium for the HTML reports (tests/html/browser.py)
-pkgs+=(protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3 libxml2-utils chromium chromium-driver)
+# pictures and exports (docs/pictures.md): pprof and Perfetto need protobuf-c and zlib; the
+# tests in tests/html need python3, xmllint, protoc (to decode the Perfetto trace) and
+# Chromium for the HTML reports (tests/html/browser.py)
+pkgs+=(protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3 libxml2-utils protobuf-compiler)
+pkgs+=(chromium chromium-driver)
 # installing and packaging (packaging/, tests/install): groff renders the man page, dpkg-dev
 # finds the .deb's dependencies, patchelf and python3-venv make and try the Python wheel
 pkgs+=(groff-base dpkg-dev patchelf python3-venv)

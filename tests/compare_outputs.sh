@@ -65,7 +65,7 @@ for t in $traces; do
     run "$b.timeline_site" timeline "$t" --by site -o "{OUT}.svg"
     run "$b.flame_html" flamegraph "$t" -o "{OUT}.html"
     run "$b.flame_svg" flamegraph "$t" --what allocated -o "{OUT}.svg"
-    for f in folded perfetto speedscope csv pprof; do
+    for f in folded folded-classes perfetto perfetto-json speedscope csv csv-stacks pprof; do
         run "$b.export_$f" export --format "$f" "$t" -o "{OUT}"
     done
     if [ -n "$prev" ]; then

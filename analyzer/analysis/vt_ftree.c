@@ -39,7 +39,7 @@ static int set_detail(vt_ftree *t, uint32_t name, const vt_site_frame *f)
     return 0;
 }
 
-static uint32_t new_node(vt_ftree *t, uint32_t parent, uint32_t name, uint8_t kind)
+static uint32_t new_node(vt_ftree *t, uint32_t parent, uint32_t name, uint8_t kind, uint8_t fclass)
 {
     if (t->nn == t->cap) {
         size_t c = t->cap ? t->cap * 2 : 256;
@@ -55,6 +55,7 @@ static uint32_t new_node(vt_ftree *t, uint32_t parent, uint32_t name, uint8_t ki
     n->parent = parent;
     n->child = n->next = NONE;
     n->kind = kind;
+    n->fclass = fclass;
     if (parent != NONE) {
         n->depth = t->n[parent].depth + 1;
         n->next = t->n[parent].child;
@@ -71,7 +72,7 @@ static uint32_t child_of(vt_ftree *t, uint32_t parent, const vt_site_frame *f, c
     uint64_t key = (uint64_t)parent << 32 | name;
     uint32_t *v = vt_idmap_get(&t->child_ix, key);
     if (v) return *v;
-    uint32_t id = new_node(t, parent, name, f ? f->kind : VT_FRAME_NATIVE);
+    uint32_t id = new_node(t, parent, name, f ? f->kind : VT_FRAME_NATIVE, f ? f->fclass : VT_FC_COUNT);
     if (id == NONE || vt_idmap_put(&t->child_ix, key, id)) return NONE;
     return id;
 }
@@ -117,7 +118,7 @@ int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_la
 {
     memset(t, 0, sizeof *t);
     uint32_t rn = intern(&t->names, root_label);
-    if (rn == NONE || set_detail(t, rn, NULL) || new_node(t, NONE, rn, 255) == NONE) return -1;
+    if (rn == NONE || set_detail(t, rn, NULL) || new_node(t, NONE, rn, 255, VT_FC_COUNT) == NONE) return -1;
     t->n[0].kind = 255;
     const vt_sites *ss = &e->a->sites;
     for (size_t i = 0; i < e->n; i++) {

@@ -20,6 +20,7 @@ typedef struct {
     uint32_t child, next;   /* first child, next sibling (UINT32_MAX: none) */
     uint32_t depth;
     uint8_t  kind;          /* vt_frame_kind; 255 for the root */
+    uint8_t  fclass;        /* vt_fclass of the first frame seen with this label here */
     uint64_t value;         /* bytes of this node and all below it */
 } vt_fnode;
 

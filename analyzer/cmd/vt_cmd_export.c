@@ -16,13 +16,20 @@
 
 /* The one table of formats: X(name, writer, binary output, help lines after the name). */
 #define VT_EXPORT_FORMATS(X) \
-    X("folded", vt_export_folded, 0, "stacks for flamegraph.pl and inferno (bytes per stack)\n") \
+    X("folded", vt_export_folded, 0, "stacks for flamegraph.pl, inferno and speedscope (bytes per stack)\n") \
+    X("folded-classes", vt_export_folded_classes, 0, \
+      "the same, each frame ending in its class: _[j] user, _[i] library, _[w]\n" \
+      "                    interpreter, _[k] plumbing, none framework (flamegraph.pl --colors=java)\n") \
     X("pprof", vt_export_pprof, 1, "gzipped pprof profile: go tool pprof -http=: FILE\n") \
-    X("perfetto", vt_export_perfetto, 0, \
-      "Chrome/Perfetto trace JSON: a counter track per category, OOM instants\n" \
-      "                (ui.perfetto.dev); --buckets sets its time resolution (default 10000)\n") \
+    X("perfetto", vt_export_perfetto, 1, \
+      "Perfetto protobuf trace (ui.perfetto.dev): a counter track per category,\n" \
+      "                    peak and OOM instants, heap profiles at the peak and at the end\n" \
+      "                    with the call stacks; --buckets sets its time resolution (default 10000)\n") \
+    X("perfetto-json", vt_export_perfetto_json, 0, \
+      "its counters and instants as Chrome trace JSON (chrome://tracing)\n") \
     X("speedscope", vt_export_speedscope, 0, "speedscope JSON (www.speedscope.app)\n") \
-    X("csv", vt_export_csv, 0, "one row per event\n")
+    X("csv", vt_export_csv, 0, "one row per event\n") \
+    X("csv-stacks", vt_export_csv_stacks, 0, "the frames of the stacks csv names, one row per frame\n")
 
 #define VT_FORMAT_ROW_(name, fn, binary, help) { name, fn, binary, help },
 static const struct {
@@ -36,7 +43,7 @@ static const struct {
 
 static const char usage_head[] =
     "usage: vramtrace export --format FORMAT TRACE [-o FILE] [--what peak|allocated|leaked]\n"
-    "                        [--device N|all] [--buckets N] [--rules FILE]... [--no-default-rules]\n"
+    "                            [--device N|all] [--buckets N] [--rules FILE]... [--no-default-rules]\n"
     "  FORMAT:\n";
 static const char usage_tail[] =
     "  --what: the bytes of folded stacks, the default sample type of pprof, the profile\n"
@@ -47,7 +54,7 @@ static const char usage_tail[] =
 static void usage(FILE *f)
 {
     fputs(usage_head, f);
-    for (int i = 0; i < NFORMATS; i++) fprintf(f, "    %-12s%s", formats[i].name, formats[i].help);
+    for (int i = 0; i < NFORMATS; i++) fprintf(f, "    %-15s %s", formats[i].name, formats[i].help);
     fputs(usage_tail, f);
 }
 

@@ -23,7 +23,7 @@
       "memory over time, stacked; the peak marked; zoom and hover") \
     X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked] [--native]", \
       "bytes by call stack, as a flame (icicle) graph") \
-    X("export", vt_cmd_export, "export --format folded|pprof|perfetto|speedscope|csv TRACE [-o FILE]", \
+    X("export", vt_cmd_export, "export --format folded[-classes]|pprof|perfetto[-json]|speedscope|csv[-stacks] TRACE [-o FILE]", \
       "the trace for other tools") \
     X("fit", vt_cmd_fit, "fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]... [--json]", \
       "will it fit? the trace through a model of the allocator, per card size") \

@@ -21,9 +21,15 @@ typedef struct {
 } vt_export_opts;
 
 int vt_export_folded(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* Folded stacks with each frame's class as FlameGraph's annotations (vt_export_folded.c). */
+int vt_export_folded_classes(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_pprof(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* Perfetto's protobuf trace (vt_export_perfetto_pb.c) and its legacy JSON. */
 int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+int vt_export_perfetto_json(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_speedscope(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 int vt_export_csv(FILE *f, const vt_analysis *a, const vt_export_opts *o);
+/* The frames of the stacks the CSV's rows name, one row per frame (vt_export_csv_stacks.c). */
+int vt_export_csv_stacks(FILE *f, const vt_analysis *a, const vt_export_opts *o);
 
 #endif /* VT_EXPORT_H */

@@ -8,10 +8,12 @@
  * this free (0 when the memory stays: a VMM handle still mapped or referenced, or a
  * free of an allocation the trace never saw). device_live_bytes: device memory of all
  * devices live after the event. category and site: those of the allocation's group
- * (alloc) or of the failed request (oom); empty otherwise. */
+ * (alloc) or of the failed request (oom); empty otherwise. stack_id joins the table of
+ * `--format csv-stacks` (vt_export_csv_stacks.c). */
 #include "vt_export.h"
 #include "vt_series.h"
 #include "vt_names.h"
+#include "vt_show.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -59,27 +61,29 @@ static void put_hex(out_buf *o, uint64_t v)
     put_str(o, t + k, (size_t)(24 - k));
 }
 
-/* The last two cells and the newline: `category,"f1 <- f2 <- ..."` (the innermost five
- * frames of the site, CSV-quoted). Made once per group. */
+/* The last two cells and the newline: `category,"site"`, the site on one line as report
+ * shows it (the op, the user's line, the Python chain: vt_show.h), CSV-quoted; the
+ * stacks' every frame is in `--format csv-stacks`. Made once per group. */
 static char *tail_cells(const vt_analysis *a, const char *cat, uint32_t site)
 {
-    const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
-    char *p = NULL;
-    size_t len = 0;
+    char *text = NULL, *p = NULL;
+    size_t tlen = 0, len = 0;
+    FILE *t = open_memstream(&text, &tlen);
+    if (!t) return NULL;
+    vt_show_site_inline(t, a, site, &(vt_frames){ VT_VIEW_USER, 0 }, VT_SHOW_FRAMES);
+    if (fclose(t)) { free(text); return NULL; }
     FILE *f = open_memstream(&p, &len);
-    if (!f) return NULL;
+    if (!f) { free(text); return NULL; }
     fputs(cat, f);
     fputs(",\"", f);
-    if (!s || !s->nframes) fputs("[no stack]", f);
-    for (uint32_t i = 0; s && i < s->nframes && i < 5; i++) {
-        if (i) fputs(" <- ", f);
-        for (const char *c = s->frames[i].function; *c; c++) {
-            if (*c == '"') fputc('"', f);
-            fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
-        }
+    while (tlen && text[tlen - 1] == '\n') text[--tlen] = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
     }
     fputs("\"\n", f);
-    fclose(f);
+    free(text);
+    if (fclose(f)) { free(p); return NULL; }
     return p;
 }
 

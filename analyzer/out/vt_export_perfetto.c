@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* vt_export_perfetto.c - Chrome/Perfetto trace JSON (ui.perfetto.dev, chrome://tracing).
+/* vt_export_perfetto.c - Chrome/Perfetto trace JSON (ui.perfetto.dev, chrome://tracing):
+ * `export --format perfetto-json`; vt_export_perfetto_pb.c writes Perfetto's protobuf.
  *
  * Counter events ("ph": "C") make one track per category ("weights bytes", ...), one
  * for the total of the selected device memory, and one for NVML; an instant event
  * ("ph": "i", process scope) marks each OOM and the peak. The counters come from the
- * time series pass (vt_series) with --buckets buckets (default 10000): for each
- * bucket, the moment of its lowest and of its highest total, each with every
- * category's bytes at that moment, in time order. So the peak and every valley
- * deeper than a bucket survive; a counter is written only when its value changed. */
+ * time series pass (vt_series) with --buckets buckets (default 10000), as
+ * vt_export_counters.h walks them. */
 #include "vt_export.h"
 #include "vt_export_common.h"
+#include "vt_export_counters.h"
 #include "vt_series.h"
 #include "vt_names.h"
 
@@ -36,21 +36,16 @@ typedef struct {
     FILE *f;
     unsigned pid;
     const vt_series *s;
-    uint64_t *last;       /* per series + total: last value written + 1 (0 = none yet) */
 } emitter;
 
-static void point(emitter *e, uint64_t t, uint64_t total, const uint64_t *vals)
+static void point(void *ctx, size_t track, uint64_t t, uint64_t v)
 {
+    const emitter *e = ctx;
     const vt_series *s = e->s;
-    for (size_t i = 0; i < s->nseries; i++) {
-        if (e->last[i] == vals[i] + 1) continue;
-        e->last[i] = vals[i] + 1;
-        counter(e->f, e->pid, s->series[i].name, t, vals[i]);
-    }
-    if (e->last[s->nseries] != total + 1) {
-        e->last[s->nseries] = total + 1;
-        counter(e->f, e->pid, "device memory", t, total);
-    }
+    const char *name = track < s->nseries ? s->series[track].name
+                       : track == s->nseries ? "device memory"
+                       : s->nvml_proc ? "NVML process used" : "NVML device used";
+    counter(e->f, e->pid, name, t, v);
 }
 
 static void instant(FILE *f, unsigned pid, const char *name, uint64_t t)
@@ -62,7 +57,7 @@ static void instant(FILE *f, unsigned pid, const char *name, uint64_t t)
     fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{", pid, pid);
 }
 
-int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o)
+int vt_export_perfetto_json(FILE *f, const vt_analysis *a, const vt_export_opts *o)
 {
     vt_series_opts so = { VT_SERIES_BY_CATEGORY, o->device, 0, o->buckets ? o->buckets : 10000, 0, UINT64_MAX, 1 };
     vt_series s;
@@ -87,27 +82,12 @@ int vt_export_perfetto(FILE *f, const vt_analysis *a, const vt_export_opts *o)
     vt_export_jstr(f, pname);
     fputs("}}", f);
 
-    emitter em = { f, pid, &s, calloc(s.nseries + 1, sizeof *em.last) };
-    if (!em.last) {
+    emitter em = { f, pid, &s };
+    if (vt_export_counters(&s, point, &em)) {
         vt_series_free(&s);
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    for (size_t b = 0; b < s.nbuckets; b++) {
-        const vt_bucket *bk = &s.b[b];
-        const uint64_t *vmax = &s.at_max[b * s.nseries], *vmin = &s.at_min[b * s.nseries];
-        if (bk->tmin < bk->tmax) {
-            point(&em, bk->tmin, bk->min, vmin);
-            point(&em, bk->tmax, bk->max, vmax);
-        } else if (bk->tmax < bk->tmin) {
-            point(&em, bk->tmax, bk->max, vmax);
-            point(&em, bk->tmin, bk->min, vmin);
-        } else {
-            point(&em, bk->tmax, bk->max, vmax);
-        }
-        if (bk->nvml) counter(f, pid, s.nvml_proc ? "NVML process used" : "NVML device used", vt_series_bucket_start(&s, b), bk->nvml - 1);
-    }
-    free(em.last);
 
     instant(f, pid, "peak", s.peak_time);
     fprintf(f, "\"bytes\":%" PRIu64 "}}", s.peak);

@@ -9,7 +9,8 @@
  * as having functions, files, lines and inline frames), and a native frame's Location
  * points to it with its address in the process: pprof shows what is already symbolized
  * and can still symbolize again (`-symbolize=force`) from the binaries.
- * Samples carry the labels kind, category and device.
+ * Samples carry the labels kind, category and device; a Function's system_name is its
+ * name and its frame's class, "forward [user]".
  *
  * Built only with protobuf-c and zlib (VT_WITH_PPROF, set by analyzer/CMakeLists.txt);
  * builds that compile the analyzer's sources on their own (the fuzzer) get a stub. */
@@ -70,10 +71,11 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-static uint64_t function_id(pb_build *b, const char *name, const char *file)
+/* A function per distinct name, file and class; its system_name is "name [class]". */
+static uint64_t function_id(pb_build *b, const char *name, const char *file, const char *fclass)
 {
     char key[2048];
-    int n = snprintf(key, sizeof key, "%s\x1f%s", name, file ? file : "");
+    int n = snprintf(key, sizeof key, "%s\x1f%s\x1f%s", name, file ? file : "", fclass);
     size_t before = b->fkeys.n;
     uint32_t ix = vt_strtab_intern(&b->fkeys, key, (size_t)n < sizeof key ? (size_t)n : sizeof key - 1);
     if (ix == UINT32_MAX) { b->nomem = 1; return 0; }
@@ -83,7 +85,9 @@ static uint64_t function_id(pb_build *b, const char *name, const char *file)
     perftools__profiles__function__init(f);
     f->id = (uint64_t)ix + 1;
     f->name = str_id(b, name);
-    f->system_name = f->name;
+    char sys[1100];
+    snprintf(sys, sizeof sys, "%s [%s]", name, fclass);
+    f->system_name = str_id(b, sys);
     f->filename = str_id(b, file);
     return f->id;
 }
@@ -162,7 +166,7 @@ static uint64_t location_id(pb_build *b, const vt_site_frame *fr)
     size_t map = mapping_of(b, fr);
     l->mapping_id = map;
     l->address = map ? b->mmod[map - 1]->bias + fr->offset : fr && fr->kind == VT_FRAME_NATIVE ? fr->offset : 0;
-    ln->function_id = function_id(b, name, fr ? fr->file : NULL);
+    ln->function_id = function_id(b, name, fr ? fr->file : NULL, fr ? vt_fclass_name(fr->fclass) : "none");
     ln->line = fr ? fr->line : 0;
     return l->id;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* vt_export_speedscope.c - speedscope's file format (www.speedscope.app): the shared
- * frames, then three "sampled" profiles in bytes, one sample per group (stack outermost
- * frame first): bytes at the peak, bytes allocated, bytes leaked at the end. The one
- * --what names opens first (activeProfileIndex). */
+ * frames (name, file, line, and the frame's class as "class"), then three "sampled"
+ * profiles in bytes, one sample per group (stack outermost frame first): bytes at the
+ * peak, bytes allocated, bytes leaked at the end. The one --what names opens first
+ * (activeProfileIndex). */
 #include "vt_export.h"
 #include "vt_export_common.h"
 #include "vt_frame_label.h"
@@ -33,7 +34,8 @@ int vt_export_speedscope(FILE *f, const vt_analysis *a, const vt_export_opts *o)
             const vt_site_frame *fr = s && s->nframes ? &s->frames[s->nframes - 1 - k] : NULL;
             char label[1024], key[2100];
             const char *name = fr ? vt_export_frame_label(fr, label, sizeof label) : "[no stack]";
-            int kl = snprintf(key, sizeof key, "%s\x1f%s\x1f%u", name, fr && fr->file ? fr->file : "", fr ? fr->line : 0);
+            int kl = snprintf(key, sizeof key, "%s\x1f%s\x1f%u\x1f%u", name, fr && fr->file ? fr->file : "",
+                              fr ? fr->line : 0, fr ? (unsigned)fr->fclass : VT_FC_COUNT);
             size_t before = keys.n;
             uint32_t id = vt_strtab_intern(&keys, key, (size_t)kl < sizeof key ? (size_t)kl : sizeof key - 1);
             if (id == UINT32_MAX) { nomem = 1; break; }
@@ -46,6 +48,8 @@ int vt_export_speedscope(FILE *f, const vt_analysis *a, const vt_export_opts *o)
                 vt_export_jstr(f, fr->file);
                 if (fr->line) fprintf(f, ",\"line\":%u", fr->line);
             }
+            /* speedscope's Frame has no category: an extra member, which it ignores */
+            if (fr) fprintf(f, ",\"class\":\"%s\"", vt_fclass_name(fr->fclass));
             fputc('}', f);
         }
     }

@@ -41,74 +41,134 @@ static uint64_t group_key(uint32_t stack_id, unsigned kind, int device)
 /* ------------------------------------------------------------------------ *
  *  Labels
  * ------------------------------------------------------------------------ */
-/* A function name without its parameter list: "alloc_grad(unsigned long, ...)
- * [clone .constprop.0]" -> "alloc_grad". Operators keep their names. */
-static void short_function(const char *fn, char *buf, size_t n)
+/* The sites of `timeline --by site`, named and grouped as report and top show them (the
+ * op, the innermost user frame, the Python chain: vt_show.h's user view), so a legend
+ * entry reads like the report's row it is. */
+typedef struct {
+    char *label;          /* one line: up to three lines of the view joined by " <- " */
+    uint32_t site;        /* the largest site of those that read alike (its detail) */
+    uint64_t at_peak;     /* bytes at the peak of tk, of all of them */
+} site_series;
+
+typedef struct {
+    site_series *top;     /* largest at the peak first */
+    size_t ntop;
+    size_t nrest;         /* groups of sites left for "other" */
+    vt_idmap of;          /* row key (site index, VT_ROW_IDLE) -> index in top */
+} site_set;
+
+/* Row key r as report's text view shows it, on one line of at most `lines` lines. */
+static char *site_row_text(const vt_analysis *a, uint32_t key, int lines)
 {
-    size_t len = strlen(fn);
-    const char *p = strchr(fn, '(');
-    if (p && p > fn && !strstr(fn, "operator")) len = (size_t)(p - fn);
-    if (len >= n) len = n - 1;
-    memcpy(buf, fn, len);
-    buf[len] = 0;
+    if (key >= a->sites.n) return strdup(vt_row_name(a, VT_BY_SITE, key));
+    char *p = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&p, &len);
+    if (!f) return NULL;
+    vt_show_site_inline(f, a, key, &(vt_frames){ VT_VIEW_USER, 0 }, lines);
+    if (fclose(f)) { free(p); return NULL; }
+    while (len && p[len - 1] == '\n') p[--len] = 0;
+    return p;
 }
 
-/* The label of site s with nf frames from its first distinguishing one: "f1 <- f2 (file:line)". */
-static void label_frames(const vt_site *s, uint32_t skip, uint32_t nf, char *buf, size_t n)
+typedef struct {
+    uint32_t key;         /* first (largest) row of the group */
+    uint64_t bytes, total;
+} site_group;
+
+static int site_group_cmp(const void *x, const void *y)
 {
-    size_t k = 0;
-    buf[0] = 0;
-    for (uint32_t i = skip; i < s->nframes && i < skip + nf && k + 1 < n; i++) {
-        char fn[128];
-        short_function(s->frames[i].function, fn, sizeof fn);
-        k += (size_t)snprintf(buf + k, n - k, "%s%s", i > skip ? " \xe2\x86\x90 " : "", fn);
+    const site_group *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static void series_sites_free(site_set *s)
+{
+    for (size_t i = 0; s->top && i < s->ntop; i++) free(s->top[i].label);
+    free(s->top);
+    vt_idmap_free(&s->of);
+    memset(s, 0, sizeof *s);
+}
+
+/* The `top` largest groups of sites at the peak of tk. 0, or -1 when out of memory. */
+static int series_sites(site_set *out, const vt_analysis *a, const vt_tracker *tk, size_t top)
+{
+    memset(out, 0, sizeof *out);
+    vt_row *rows = NULL;
+    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_SITE, &rows);
+    if (n == (size_t)-1) return -1;
+    /* rows that read alike in report's default view are one group */
+    vt_strtab texts = { 0 };
+    site_group *gs = calloc(n ? n : 1, sizeof *gs);
+    uint32_t *gid = calloc(n ? n : 1, sizeof *gid);
+    int rc = !gs || !gid ? -1 : 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *t = site_row_text(a, rows[i].key, VT_SHOW_FRAMES);
+        size_t before = texts.n;
+        uint32_t id = t ? vt_strtab_intern(&texts, t, strlen(t)) : UINT32_MAX;
+        free(t);
+        if (id == UINT32_MAX) { rc = -1; break; }
+        gid[i] = id;
+        if (texts.n > before) gs[id].key = rows[i].key; /* rows come largest first */
+        gs[id].bytes += rows[i].bytes;
+        gs[id].total += rows[i].total_bytes;
     }
-    uint32_t last = skip + nf - 1 < s->nframes ? skip + nf - 1 : s->nframes - 1;
-    const vt_site_frame *o = &s->frames[last];
-    if (last > skip && o->file_base && o->line && k + 1 < n)
-        snprintf(buf + k, n - k, " (%s:%u)", o->file_base, o->line);
-}
-
-/* Innermost frames every site shares (the allocator wrapper, cudaMalloc, ...) tell
- * the sites apart no better than nothing: how many to skip. */
-static uint32_t common_frames(const vt_analysis *a, const vt_site *s, const uint32_t *among, size_t nsites)
-{
-    uint32_t skip = 0;
-    for (;; skip++) {
-        if (skip + 1 >= s->nframes || nsites < 2) return skip;
-        for (size_t i = 0; i < nsites; i++) {
-            const vt_site *o = among[i] < a->sites.n ? &a->sites.sites[among[i]] : NULL;
-            if (!o || o->nframes <= skip + 1 || strcmp(o->frames[skip].function, s->frames[skip].function))
-                return skip;
+    size_t ng = texts.n;
+    site_group *order = rc ? NULL : malloc((ng ? ng : 1) * sizeof *order);
+    if (!rc && !order) rc = -1;
+    if (!rc) {
+        memcpy(order, gs, ng * sizeof *order);
+        qsort(order, ng, sizeof *order, site_group_cmp);
+        out->ntop = ng < top ? ng : top;
+        out->nrest = ng - out->ntop;
+        out->top = calloc(out->ntop ? out->ntop : 1, sizeof *out->top);
+        if (!out->top) rc = -1;
+    }
+    /* the group id of each top entry, to map the rows */
+    vt_idmap top_of = { 0 };
+    for (size_t i = 0; !rc && i < out->ntop; i++) {
+        site_series *t = &out->top[i];
+        t->site = order[i].key;
+        t->at_peak = order[i].bytes;
+        t->label = site_row_text(a, t->site, 3);
+        if (!t->label) { rc = -1; break; }
+        for (size_t j = 0; j < i; j++) {
+            /* two groups that read the same on three lines: both in full */
+            if (strcmp(out->top[j].label, t->label)) continue;
+            char *x = site_row_text(a, out->top[j].site, VT_SHOW_FRAMES), *y = site_row_text(a, t->site, VT_SHOW_FRAMES);
+            if (!x || !y) { free(x); free(y); rc = -1; break; }
+            free(out->top[j].label);
+            free(t->label);
+            out->top[j].label = x;
+            t->label = y;
         }
     }
+    for (size_t i = 0; !rc && i < n; i++) {
+        /* the group of row i: its text id; the top entry of that group, if any */
+        uint32_t id = gid[i];
+        const uint32_t *ti = vt_idmap_get(&top_of, id);
+        if (!ti) {
+            for (size_t k = 0; k < out->ntop; k++)
+                if (gs[id].key == out->top[k].site) {
+                    if (vt_idmap_put(&top_of, id, (uint32_t)k)) rc = -1;
+                    ti = vt_idmap_get(&top_of, id);
+                    break;
+                }
+        }
+        if (!rc && ti && vt_idmap_put(&out->of, rows[i].key, *ti)) rc = -1;
+    }
+    vt_idmap_free(&top_of);
+    free(order);
+    free(gs);
+    free(gid);
+    free(rows);
+    vt_strtab_free(&texts);
+    if (rc) series_sites_free(out);
+    return rc;
 }
 
-const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
-                                 size_t nsites, char *buf, size_t n)
-{
-    const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;
-    if (!s || !s->nframes) {
-        snprintf(buf, n, "[no stack]");
-        return buf;
-    }
-    uint32_t skip = common_frames(a, s, among, nsites);
-    /* two frames, or more while another site of the list would read the same */
-    for (uint32_t nf = 2;; nf++) {
-        label_frames(s, skip, nf, buf, n);
-        if (nf >= 5 || skip + nf >= s->nframes) return buf;
-        int clash = 0;
-        for (size_t i = 0; i < nsites && !clash; i++) {
-            if (among[i] == site || among[i] >= a->sites.n) continue;
-            const vt_site *o = &a->sites.sites[among[i]];
-            if (!o->nframes) continue;
-            char other[400];
-            label_frames(o, common_frames(a, o, among, nsites), nf, other, sizeof other);
-            clash = !strcmp(other, buf);
-        }
-        if (!clash) return buf;
-    }
-}
 
 /* The site as the text views show it (the op, the user's line, the Python chain), one
  * line each. */
@@ -193,44 +253,52 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         return 0;
     }
 
-    /* by site or layer: the top ones at the peak, then "other" */
+    /* by site or layer: the top ones at the peak, then "other"; sites as report names
+     * and groups them (series_sites) */
     vt_by by = o->by == VT_SERIES_BY_LAYER ? VT_BY_LAYER : VT_BY_SITE;
     const vt_tracker *tk = vt_series_tracker(a, o->device);
-    vt_row *rows = NULL;
-    size_t nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, by, &rows) : 0;
-    if (nrows == (size_t)-1) return -1;
     size_t top = o->top ? o->top : 10;
     if (top > VT_SERIES_MAX - 1) top = VT_SERIES_MAX - 1;
-    size_t ntop = nrows < top ? nrows : top;
-    uint32_t among[VT_SERIES_MAX];
-    for (size_t i = 0; i < ntop; i++) among[i] = rows[i].key;
+    vt_row *rows = NULL;
+    site_set sites = { 0 };
+    size_t nrows = 0, ntop = 0, nrest = 0;
+    if (by == VT_BY_SITE) {
+        if (tk && series_sites(&sites, a, tk, top)) return -1;
+        ntop = sites.ntop;
+        nrest = sites.nrest;
+    } else {
+        nrows = tk ? vt_rows(a, tk, VT_AT_PEAK, by, &rows) : 0;
+        if (nrows == (size_t)-1) return -1;
+        ntop = nrows < top ? nrows : top;
+        nrest = nrows - ntop;
+    }
     vt_idmap key_sid = { 0 };
     int rc = 0;
     for (size_t i = 0; i < ntop && !rc; i++) {
-        char label[400];
         if (by == VT_BY_SITE) {
-            vt_series_site_label(a, rows[i].key, among, ntop, label, sizeof label);
-            char *detail = site_detail(a, rows[i].key);
-            if (!detail || add_def(s, label, NULL, (int)rows[i].key, detail)) rc = -1;
+            char *detail = site_detail(a, sites.top[i].site);
+            if (!detail || add_def(s, sites.top[i].label, NULL, (int)sites.top[i].site, detail)) rc = -1;
         } else {
             if (add_def(s, vt_row_name(a, by, rows[i].key), "layer: the innermost scope (NVTX range, module) "
                         "or Python frame of the program's own code", (int)rows[i].key, NULL))
                 rc = -1;
+            if (!rc && vt_idmap_put(&key_sid, rows[i].key, (uint32_t)i)) rc = -1;
         }
-        if (!rc && vt_idmap_put(&key_sid, rows[i].key, (uint32_t)i)) rc = -1;
     }
     int other = -1;
-    if (!rc && nrows > ntop) {
+    if (!rc && nrest) {
         if (add_def(s, "other", by == VT_BY_SITE ? "every other site" : "every other layer", -1, NULL)) rc = -1;
         other = (int)s->nseries - 1;
     }
     free(rows);
+    const vt_idmap *sid_of_key = by == VT_BY_SITE ? &sites.of : &key_sid;
     for (size_t i = 0; i < res->ngroups && !rc; i++) {
         const vt_group *g = &res->groups[i];
         int k = vt_series_group_tk(a, g, o->device);
         if (k < 0) continue;
-        uint32_t key = by == VT_BY_SITE ? g->site : g->layer ? g->layer->name_id : UINT32_MAX;
-        const uint32_t *v = vt_idmap_get(&key_sid, key);
+        uint32_t key = by == VT_BY_SITE ? (g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE : g->site)
+                                        : g->layer ? g->layer->name_id : UINT32_MAX;
+        const uint32_t *v = vt_idmap_get(sid_of_key, key);
         int sid = v ? (int)*v : other;
         if (sid < 0) continue; /* cannot happen: every key is in the rows */
         s->series[sid].at_peak += g->at_peak[k];
@@ -238,6 +306,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         if (vt_idmap_put(gmap, group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
     }
     vt_idmap_free(&key_sid);
+    series_sites_free(&sites);
     return rc;
 }
 

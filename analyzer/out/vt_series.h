@@ -83,11 +83,6 @@ vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g);
 /* Its name ("weights", ...). */
 const char *vt_series_cat_name(vt_cat c);
 
-/* A short label of site s for a legend: its innermost frame that is not shared by
- * all of `among` (nsites sites), and the one outside it. Writes into buf. */
-const char *vt_series_site_label(const vt_analysis *a, uint32_t site, const uint32_t *among,
-                                 size_t nsites, char *buf, size_t n);
-
 /* The colour of series i ("#rrggbb"): categories have fixed colours, sites and kinds
  * take a palette in order, "other" is grey. */
 const char *vt_html_series_color(const vt_series *s, size_t i);

@@ -3,7 +3,7 @@
 # check_trace.sh TRACE - every picture and export of one trace, each checked against the
 # figures of `vramtrace report --json` (validate.py; pprof_check decodes the pprof):
 # timelines by category, site, kind and layer, over the whole trace and up to its peak, as HTML
-# and SVG; flame graphs of bytes at the peak, allocated and leaked; the five exports.
+# and SVG; flame graphs of bytes at the peak, allocated and leaked; the eight exports.
 # Env: VRAMTRACE, PYTHON, SRC_DIR, PPROF_CHECK (empty: no pprof in this build).
 set -u
 trace=$1
@@ -53,9 +53,16 @@ vt export --format folded --what allocated "$trace" -o "$work/a.folded" && valid
 vt export --format folded --what leaked "$trace" > /dev/null && mv "$work/stdout" "$work/l.folded" &&
     validate folded "$work/l.folded" sum="$leak"
 if [ -n "${PPROF_CHECK:-}" ]; then
+    # a Mapping with its build-id for every module (distinct path and load address) the
+    # trace has a build-id of; dump lists them (skipped on big traces: dump prints every event)
+    ids=""
+    if [ "$(wc -c < "$trace")" -lt 4000000 ]; then
+        ids="build_ids=$("$VRAMTRACE" dump "$trace" 2> /dev/null | sed -n 's/^module bias=\([^ ]*\) size=[^ ]* build_id=[0-9a-f][0-9a-f]* path=/\1 /p' |
+            sort -u | wc -l)"
+    fi
     vt export --format pprof "$trace" -o "$work/p.pb.gz" &&
         { "$PPROF_CHECK" "$work/p.pb.gz" peak_space="$peak" alloc_space="$alloc" leak_space="$leak" \
-              "mapped_locations>=${VT_PPROF_MAPPED:-1}" > "$work/v" 2>&1 ||
+              "mapped_locations>=${VT_PPROF_MAPPED:-1}" $ids > "$work/v" 2>&1 ||
           { cat "$work/v"; status=1; }; }
     # where Go is installed (not in CI), pprof itself must read it too
     if command -v go > /dev/null 2>&1 && [ -f "$work/p.pb.gz" ]; then
@@ -65,9 +72,18 @@ if [ -n "${PPROF_CHECK:-}" ]; then
 else
     echo "note: this build has no pprof output; pprof not checked"
 fi
-vt export --format perfetto "$trace" -o "$work/p.json" && validate perfetto "$work/p.json"
+vt export --format folded-classes "$trace" -o "$work/c.folded" && validate folded-classes "$work/c.folded" sum="$peak"
+vt export --format perfetto-json "$trace" -o "$work/p.json" && validate perfetto-json "$work/p.json"
+if [ -n "${PPROF_CHECK:-}" ] && command -v "${PROTOC:-protoc}" > /dev/null 2>&1; then
+    vt export --format perfetto "$trace" -o "$work/p.pftrace" &&
+        validate perfetto "$work/p.pftrace" proto="$SRC_DIR/analyzer/out/perfetto_trace.proto" \
+            protoc="$(command -v "${PROTOC:-protoc}")" alloc="$alloc" leak="$leak"
+else
+    echo "note: no protobuf-c build or no protoc (Debian's protobuf-compiler): Perfetto protobuf not checked"
+fi
 vt export --format speedscope "$trace" -o "$work/s.json" && validate speedscope "$work/s.json" sums="$peak,$alloc,$leak"
 vt export --format csv "$trace" -o "$work/e.csv" && validate csv "$work/e.csv"
+vt export --format csv-stacks "$trace" -o "$work/s.csv" && validate csv-stacks "$work/s.csv" events="$work/e.csv"
 
 # shellcheck disable=SC2086 (word splitting wanted: paths are mktemp's, without blanks)
 "$PYTHON" "$SRC_DIR/tests/html/validate.py" "$rep" ${checks# -- } > "$work/v" 2>&1 || { cat "$work/v"; status=1; }

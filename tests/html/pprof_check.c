@@ -70,7 +70,7 @@ static uint8_t *gunzip(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: pprof_check FILE [TYPE=SUM]... [mapped_locations>=N]\n");
+        fprintf(stderr, "usage: pprof_check FILE [TYPE=SUM]... [mapped_locations>=N] [build_ids=N]\n");
         return 2;
     }
     size_t len;
@@ -149,6 +149,10 @@ int main(int argc, char **argv)
         uint64_t want;
         if (sscanf(argv[a], "mapped_locations>=%" SCNu64, &want) == 1) { /* native frames in mappings */
             if (p->n_location && mapped < want) fail("%s: only %" PRIu64 " locations are in a mapping", argv[a], mapped);
+            continue;
+        }
+        if (sscanf(argv[a], "build_ids=%" SCNu64, &want) == 1) { /* every module the trace has an id of */
+            if (with_id != want) fail("%s: %" PRIu64 " mappings have build-ids", argv[a], with_id);
             continue;
         }
         if (sscanf(argv[a], "%127[^=]=%" SCNu64, name, &want) != 2) {

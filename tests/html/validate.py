@@ -5,18 +5,23 @@ figures `vramtrace report --json` gives for the same trace (docs/pictures.md).
 
     validate.py REPORT_JSON KIND FILE [NAME=VALUE...] [-- KIND FILE [NAME=VALUE...]]...
 
-KIND: svg, timeline-html, flame-html, folded, perfetto, speedscope, csv. Several files
-in one run (Python starts once). Exits 1 after printing one line per failed check.
-Only the standard library: CI installs nothing for it."""
+KIND: svg, timeline-html, flame-html, folded, folded-classes, perfetto (decoded with
+`protoc --decode` against analyzer/out/perfetto_trace.proto: NAME=VALUE proto= and
+protoc=), perfetto-json, speedscope, csv, csv-stacks (events= the csv it joins). Several
+files in one run (Python starts once). Exits 1 after printing one line per failed check.
+Only the standard library and protoc (Debian's protobuf-compiler)."""
+import codecs
 import html
 import json
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 CATEGORIES = {"weights", "activations", "gradients", "optimizer_state", "workspace",
               "temporary", "host_pinned", "other"}
+CLASSES = {"user", "library", "framework", "interpreter", "plumbing"}
 failures = []
 
 
@@ -118,7 +123,144 @@ def folded(path, rep, args):
     check(total == int(args["sum"]), "%d lines sum to %s (%d)" % (lines, args["sum"], total))
 
 
+def folded_classes(path, rep, args):
+    folded(path, rep, args)
+    bad, annotated, framed = 0, 0, 0
+    for line in open(path, encoding="utf-8"):
+        frames = line.rsplit(" ", 1)[0].split(";")
+        for f in frames[1:]:  # the root "all" has no class
+            framed += f != "[no stack]"
+            annotated += bool(re.search(r"_\[[jikw]\]$", f))
+            bad += bool(re.search(r"_\[[^]]*\]$", f)) and not re.search(r"_\[[jikw]\]$", f)
+    check(not bad, "frames end in FlameGraph's annotations only")
+    check(annotated or not framed, "%d frames are annotated" % annotated)
+
+
+def pb_text(text):
+    """protoc's text format -> nested dicts of lists of values."""
+    root, stack = {}, []
+    cur = root
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line == "}":
+            cur = stack.pop()
+        elif line.endswith("{"):
+            child = {}
+            cur.setdefault(line[:-1].strip(), []).append(child)
+            stack.append(cur)
+            cur = child
+        else:
+            k, v = line.split(":", 1)
+            v = v.strip()
+            if v.startswith('"'):
+                v = codecs.escape_decode(v[1:-1].encode("latin-1"))[0].decode("utf-8", "replace")
+            elif re.match(r"^-?\d+$", v):
+                v = int(v)
+            cur.setdefault(k, []).append(v)
+    return root
+
+
+def one(d, k, default=None):
+    return d.get(k, [default])[0]
+
+
 def perfetto(path, rep, args):
+    with open(path, "rb") as f:
+        r = subprocess.run([args.get("protoc", "protoc"), "--decode=perfetto.protos.Trace",
+                            "--proto_path=" + os.path.dirname(args["proto"]), os.path.basename(args["proto"])],
+                           stdin=f, capture_output=True)
+    check(r.returncode == 0, "protoc decodes it against perfetto_trace.proto %s" % r.stderr.decode()[:200])
+    if r.returncode:
+        return
+    packets = pb_text(r.stdout.decode("utf-8", "replace")).get("packet", [])
+    tracks = {one(one(p, "track_descriptor"), "uuid"): one(p, "track_descriptor") for p in packets if "track_descriptor" in p}
+    procs = [t for t in tracks.values() if "process" in t]
+    check(len(procs) == 1 and one(one(procs[0], "process"), "pid") is not None, "one process track, with its pid")
+    counters = {u: one(t, "name") for u, t in tracks.items() if "counter" in t}
+    check(all(one(one(t, "counter"), "unit") == "UNIT_SIZE_BYTES" for t in tracks.values() if "counter" in t),
+          "counter tracks are in bytes")
+    names = set(counters.values())
+    check(names - CATEGORIES <= {"device memory", "NVML process used", "NVML device used"},
+          "a counter track per category, the total and NVML (%s)" % sorted(names))
+    # replay the counters (written in time order, the categories before their total)
+    cur, top, top_cats, adds_up, t_prev, ordered = {}, -1, {}, True, 0, True
+    for p in packets:
+        ev = one(p, "track_event")
+        if not ev or one(ev, "type") != "TYPE_COUNTER":
+            continue
+        t = one(p, "timestamp", 0)
+        ordered &= t >= t_prev
+        t_prev = t
+        name, v = counters.get(one(ev, "track_uuid")), one(ev, "counter_value", 0)
+        if name in CATEGORIES:
+            cur[name] = v
+        elif name == "device memory":
+            adds_up &= sum(cur.values()) == v
+            if v > top:
+                top, top_cats = v, dict(cur)
+    check(ordered, "counter points are in time order")
+    check(adds_up, "at every point the category tracks add up to the total")
+    check(top == rep["peak_bytes"] or (top == -1 and not rep["peak_bytes"]),
+          "the total track reaches the exact peak %d (%d)" % (rep["peak_bytes"], top))
+    want = {c["category"]: c["bytes"] for c in rep["by_category"] if c["bytes"]}
+    got = {k: v for k, v in top_cats.items() if v}
+    check(got == want, "at the peak the category tracks are report's by_category (%s vs %s)" % (got, want))
+    inst = [one(p, "track_event") for p in packets if one(one(p, "track_event", {}), "type") == "TYPE_INSTANT"]
+    ooms = [e for e in inst if one(e, "name") == "OOM"]
+    check(len(ooms) == rep["events"]["ooms"], "one instant per OOM (%d)" % len(ooms))
+    check(all({"size", "free", "total"} <= {one(a, "name") for a in e.get("debug_annotations", [])} for e in ooms),
+          "OOM instants carry size, free and total")
+    check(sum(one(e, "name") == "peak" for e in inst) == 1, "one peak instant")
+    profs = [(one(p, "trusted_packet_sequence_id"), one(p, "profile_packet")) for p in packets if "profile_packet" in p]
+    check(len(profs) == 2 and len({s for s, _ in profs}) == 2, "two heap profiles, each on a sequence of its own")
+    sums = {}
+    for seq, pp in profs:
+        strs = {one(s, "iid") for s in pp.get("strings", [])}
+        maps = {one(m, "iid") for m in pp.get("mappings", [])}
+        frames = {one(f, "iid"): f for f in pp.get("frames", [])}
+        stacks = {one(c, "iid"): c.get("frame_ids", []) for c in pp.get("callstacks", [])}
+        check(all(one(f, "function_name_id") in strs for f in frames.values()), "frames are named from the strings")
+        # the trace processor drops a frame without a mapping, a mapping without its build-id string
+        check(all(one(f, "mapping_id", 0) in maps for f in frames.values()), "every frame is in a mapping")
+        check(all(one(m, "build_id", 0) in strs for m in pp.get("mappings", [])), "every mapping names its build-id")
+        check(all(one(f, "kind_str") in CLASSES for f in frames.values() if one(f, "kind_str") is not None),
+              "frames carry their class")
+        check(all(i in frames for s in stacks.values() for i in s), "call stacks are made of the frames")
+        dumps = pp.get("process_dumps", [])
+        check(len(dumps) == 1, "one process dump")
+        samples = dumps[0].get("samples", []) if dumps else []
+        check(all(one(s, "callstack_id") in stacks for s in samples), "samples name call stacks")
+        for k in ("self_max", "self_allocated", "self_freed"):
+            sums[k] = sums.get(k, 0) + sum(one(s, k, 0) for s in samples)
+    if "alloc" in args:
+        check(sums.get("self_max") == rep["peak_bytes"], "the peak profile sums to the peak (%s)" % sums.get("self_max"))
+        check(sums.get("self_allocated") == int(args["alloc"]), "the end profile's allocated bytes sum to %s" % args["alloc"])
+        check(sums.get("self_allocated", 0) - sums.get("self_freed", 0) == int(args["leak"]),
+              "allocated - freed is the bytes leaked, %s" % args["leak"])
+
+
+def csv_stacks(path, rep, args):
+    import csv
+    rows = csv.reader(open(path, encoding="utf-8", newline=""))
+    head = next(rows)
+    check(head == ["stack_id", "depth", "kind", "frame", "file", "line", "module", "class"], "stack table header")
+    depth, bad = {}, 0
+    for r in rows:
+        sid, d = int(r[0]), int(r[1])
+        bad += len(r) != len(head) or d != depth.get(sid, -1) + 1
+        bad += r[3] != "[no stack]" and (r[7] not in CLASSES or r[2] not in ("native", "python", "scope"))
+        depth[sid] = d
+    check(not bad, "every row has its fields, depths count up from 0, kinds and classes are known")
+    ev = csv.reader(open(args["events"], encoding="utf-8", newline=""))
+    eh = next(ev)
+    si = eh.index("stack_id")
+    named = {int(r[si]) for r in ev if r[1] in ("alloc", "oom")}
+    check(named <= set(depth), "every stack of an alloc or oom row is in the table (%d missing)" % len(named - set(depth)))
+
+
+def perfetto_json(path, rep, args):
     d = json.load(open(path, encoding="utf-8"))
     ev = d["traceEvents"]
     check(isinstance(ev, list) and ev, "traceEvents is a non-empty list")
@@ -198,7 +340,8 @@ def csv_(path, rep, args):
 
 
 KINDS = {"svg": svg, "timeline-html": timeline_html, "flame-html": flame_html, "folded": folded,
-         "perfetto": perfetto, "speedscope": speedscope, "csv": csv_}
+         "folded-classes": folded_classes, "perfetto": perfetto, "perfetto-json": perfetto_json,
+         "speedscope": speedscope, "csv": csv_, "csv-stacks": csv_stacks}
 
 
 def main():

@@ -52,6 +52,27 @@ grep -q '"op": "aten::log_softmax"' rep.json || say "JSON: no site op"
 grep -q "driver pools: 92.0 MiB reserved, of it 32.0 MiB freed and kept (pool slack)" rep.out ||
     say "report: no pool slack line"
 grep -q "pool slack" rep.out || say "report: no pool slack row"
+# timeline --by site names the top site as report does: the op, then the script's line
+"$vt" timeline t.vtrace --by site -o t.html 2> /dev/null || say "timeline --by site failed"
+grep -o '"name":"[^"]*"' t.html | head -1 > tl.site
+grep -q "aten::log_softmax" tl.site || say "timeline --by site: the top series is not named by its op: $(cat tl.site)"
+grep -qF "$want" tl.site || say "timeline --by site: the top series does not name $want: $(cat tl.site)"
+# the exports keep every frame, with its class
+"$vt" export --format folded-classes t.vtrace > fc.txt 2>&1 || say "export folded-classes failed"
+grep -qF "${want}_[j]" fc.txt || say "folded-classes: the script's frame is not marked user (_[j])"
+grep -q "_\[k\]" fc.txt || say "folded-classes: no frame marked plumbing (_[k])"
+"$vt" export --format speedscope t.vtrace > ss.json 2>&1 || say "export speedscope failed"
+grep -q '"class":"framework"' ss.json || say "speedscope: no frame classed framework"
+"$vt" export --format csv-stacks t.vtrace > st.csv 2>&1 || say "export csv-stacks failed"
+grep -q ",plumbing$" st.csv || say "csv-stacks: no frame classed plumbing"
+grep -q "^[0-9]*,[0-9]*,python,forward,.*train.py,$line,python,user$" st.csv ||
+    say "csv-stacks: no row of the script's line classed user"
+if command -v protoc > /dev/null 2>&1 && "$vt" export --format perfetto t.vtrace -o t.pftrace 2> /dev/null; then
+    protoc --decode=perfetto.protos.Trace --proto_path="$here/../../../analyzer/out" perfetto_trace.proto \
+        < t.pftrace > pf.txt || say "perfetto: protoc cannot decode it"
+    grep -q 'kind_str: "framework"' pf.txt || say "perfetto: no frame classed framework"
+    grep -q 'kind_str: "plumbing"' pf.txt || say "perfetto: no frame classed plumbing"
+fi
 
 if [ $fail != 0 ]; then
     echo "--- summary"; cat run.err; echo "--- report"; cat rep.out
