@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "vt_export.h"
+#include "vt_moments.h"
 #include "vt_series.h"
 
 /* Text for HTML or XML, in element content or in a quoted attribute: & < > " '
@@ -23,7 +24,10 @@ const char *vt_html_series_color(const vt_series *s, size_t i);
 void vt_html_subtitle(char *buf, size_t n, const vt_analysis *a, const char *memory);
 
 /* Return 0, or 2 after printing one line. */
-int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const char *title);
+/* m: the top sites at the sampled moments (clicking the chart shows them), or NULL. */
+int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt_moments *m, const char *title);
+/* The "stacks" member of the timeline's data (vt_html_moments.c). */
+void vt_html_moments(FILE *f, const vt_moments *m);
 int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *title,
                   const char *subtitle, int flame);
 
