@@ -310,7 +310,7 @@ static int put_node(const vt_ftree *t, uint32_t node, void *ctx)
 }
 
 int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *title,
-                  const char *subtitle, int flame)
+                  const char *subtitle, int flame, int inverted)
 {
     char sub[2048];
     vt_html_subtitle(sub, sizeof sub, a, NULL);
@@ -321,6 +321,10 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
     vt_html_esc(f, sub);
     fputs("</p>\n<div id=\"vt-errors\" class=\"vt-errors\"></div>\n"
           "<div class=\"vt-toolbar\"><button id=\"vt-reset\" type=\"button\">Reset zoom</button>"
+          "<button id=\"vt-invert\" type=\"button\" aria-pressed=\"false\" title=\"roots: the innermost frames, "
+          "where the memory was allocated; under each, its callers\">Inverted</button>"
+          "<input id=\"vt-search\" type=\"search\" placeholder=\"Search frames (regex)\" size=\"28\">"
+          "<span id=\"vt-match\" class=\"vt-match\"></span>"
           "<span id=\"vt-range\"></span></div>\n"
           "<div id=\"vt-box\" class=\"vt-box\"><canvas id=\"vt-chart\" class=\"vt-main\"></canvas>"
           "<div id=\"vt-tip\" class=\"vt-tip\"></div></div>\n"
@@ -328,10 +332,14 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
           "The outermost frame is at the ", f);
     fputs(flame ? "bottom" : "top", f);
     fputs(". Native frames are red to yellow, Python frames blue, scopes (layers, NVTX ranges) purple. "
-          "Click a frame to zoom to it; hover for its file, line and bytes.</p>\n"
+          "Click a frame to zoom to it; hover for its file, line and bytes. <i>Inverted</i> puts the innermost "
+          "frames (where the memory was allocated) at the root and their callers under them. The search box "
+          "highlights the frames whose label matches (a regular expression, any case) and says what share of "
+          "the bytes lies under them.</p>\n"
           "<script type=\"application/json\" id=\"vt-data\">\n{\"title\":", f);
     vt_export_jstr(f, title);
-    fprintf(f, ",\"flame\":%s,\"maxDepth\":%u,\n\"names\":[", flame ? "true" : "false", t->max_depth);
+    fprintf(f, ",\"flame\":%s,\"inverted\":%s,\"maxDepth\":%u,\n\"names\":[", flame ? "true" : "false",
+            inverted ? "true" : "false", t->max_depth);
     for (size_t i = 0; i < t->names.n; i++) {
         if (i) fputs(",\n", f);
         vt_export_jstr(f, vt_strtab_get(&t->names, (uint32_t)i));

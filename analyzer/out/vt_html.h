@@ -28,7 +28,8 @@ void vt_html_subtitle(char *buf, size_t n, const vt_analysis *a, const char *mem
 int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt_moments *m, const char *title);
 /* The "stacks" member of the timeline's data (vt_html_moments.c). */
 void vt_html_moments(FILE *f, const vt_moments *m);
+/* flame: root at the bottom; inverted: opens on the inverted tree (built in the page). */
 int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *title,
-                  const char *subtitle, int flame);
+                  const char *subtitle, int flame, int inverted);
 
 #endif /* VT_HTML_H */
