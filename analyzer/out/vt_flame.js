@@ -184,19 +184,20 @@
   function zoomTo(i) { zoom = i; hover = -1; draw(); tip.style.display = 'none'; }
 
   /* ---------------------------------------------------------------- search */
-  /* The frames whose label matches q (a regular expression, or the text itself when it
-   * is not one; any case). The matched bytes are those under a matching frame that has
+  /* The frames whose label matches q as a regular expression or holds it as plain text
+   * (frame names are full of '+', '(' and '.'), in any case. The matched bytes are those under a matching frame that has
    * no matching ancestor, so that nothing counts twice (flamegraph.pl's "Matched"). */
   function search(q) {
     query = q || null;
     matched = null;
     var count = 0, bytes = 0;
     if (query) {
-      var re;
-      try { re = new RegExp(query, 'i'); } catch (e) { re = new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'); }
+      var re = null, text = query.toLowerCase();
+      try { re = new RegExp(query, 'i'); } catch (e) { re = null; }
       matched = new Uint8Array(N);
       for (var i = 1; i < N; i++) {
-        if (!re.test(label(i))) continue;
+        var l = label(i);
+        if (!(re && re.test(l)) && l.toLowerCase().indexOf(text) < 0) continue;
         matched[i] = 1;
         count++;
         var p = parent[i];

@@ -322,7 +322,7 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
     fputs("</p>\n<div id=\"vt-errors\" class=\"vt-errors\"></div>\n"
           "<div class=\"vt-toolbar\"><button id=\"vt-reset\" type=\"button\">Reset zoom</button>"
           "<button id=\"vt-invert\" type=\"button\" aria-pressed=\"false\" title=\"roots: the innermost frames, "
-          "where the memory was allocated; under each, its callers\">Inverted</button>"
+          "where the memory was allocated; under each, its callers\">Inverted: off</button>"
           "<input id=\"vt-search\" type=\"search\" placeholder=\"Search frames (regex)\" size=\"28\">"
           "<span id=\"vt-match\" class=\"vt-match\"></span>"
           "<span id=\"vt-range\"></span></div>\n"
@@ -334,7 +334,7 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
     fputs(". Native frames are red to yellow, Python frames blue, scopes (layers, NVTX ranges) purple. "
           "Click a frame to zoom to it; hover for its file, line and bytes. <i>Inverted</i> puts the innermost "
           "frames (where the memory was allocated) at the root and their callers under them. The search box "
-          "highlights the frames whose label matches (a regular expression, any case) and says what share of "
+          "highlights the frames whose label matches (a regular expression or plain text, any case) and says what share of "
           "the bytes lies under them.</p>\n"
           "<script type=\"application/json\" id=\"vt-data\">\n{\"title\":", f);
     vt_export_jstr(f, title);
