@@ -391,7 +391,7 @@
       h += ' <button type="button" id="vt-low">lowest in that column: ' + esc(fmtBytes(S.total[low.st])) + ' at ' +
         esc(fmtTime(low.t, 1)) + '</button>';
     h += '</div><div class="vt-note">The ' + esc(m.what) + ' moment of ' +
-      (low ? 'the pixel column clicked' : 'its bucket') + '. Sampled moments are each bucket\u2019s highest and lowest ' +
+      (m.all ? 'the range (click the chart for another)' : low ? 'the pixel column clicked' : 'its bucket') + '. Sampled moments are each bucket\u2019s highest and lowest ' +
       '(one bucket = ' + esc(fmtTime(SPAN / NB)) + '); the rows are the sites as <code>vramtrace top --at ' +
       m.t + 'ns</code> lists them, the largest ' + S.top + '.</div>';
     h += '<table class="vt-stacks-table"><tr><th>bytes</th><th>%</th><th>live</th><th>category</th><th>layer</th><th>site</th></tr>';
@@ -433,7 +433,7 @@
     if (!S || !NB) return;
     var best = 0;
     for (var b = 1; b < NB; b++) if (D.max[b] > D.max[best]) best = b;
-    showMoment({ t: D.tmax[best], st: S.bmax[best], what: 'highest' });
+    showMoment({ t: D.tmax[best], st: S.bmax[best], what: 'highest', all: true });
   }
 
   /* ---------------------------------------------------------------- events */
