@@ -285,6 +285,15 @@
     var pink = 0, img2 = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
     for (i = 0; i < img2.length; i += 4) if (img2[i] === 230 && img2[i + 1] === 0 && img2[i + 2] === 230) pink++;
     r.search.pinkPixels = pink;
+    /* ?q2=REGEX: a second search, for frames that lie under one another */
+    var mq2 = /[?&]q2=([^&]*)/.exec(location.search);
+    if (mq2) {
+      searchBox.value = decodeURIComponent(mq2[1]);
+      searchBox.dispatchEvent(new Event('input'));
+      r.search2 = seen();
+      searchBox.value = q;
+      searchBox.dispatchEvent(new Event('input'));
+    }
     invertButton.click();
     r.inverted = seen();
     r.inverted.pressed = invertButton.getAttribute('aria-pressed');

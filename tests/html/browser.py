@@ -159,28 +159,41 @@ def inverted_roots(lines):
     return roots
 
 
-def check_search(vt, trace, q, r):
+def check_search(vt, trace, queries, r):
     """The flame graph's search and inverted view (built with --native, the folded
-    export's tree) against the folded stacks."""
+    export's tree) against the folded stacks: the first query, then the second (whose
+    frames lie under one another: each stack's bytes count once)."""
     lines = folded(vt, trace)
+    q = queries[0]
+    check_query(lines, q, r["search"])
+    if len(queries) > 1:
+        check(r.get("search2") is not None, "the second search ran")
+        if r.get("search2"):
+            check_query(lines, queries[1], r["search2"])
+    check_inverted(lines, r)
+
+
+def check_query(lines, q, s):
     rx = re.compile(q, re.I)
     hit = lambda f: rx.search(f) or q.lower() in f.lower()
     total = sum(n for _, n in lines)
     want_bytes = sum(n for frames, n in lines if any(hit(f) for f in frames))
     want_count = len({tuple(frames[:i + 1]) for frames, _ in lines for i, f in enumerate(frames) if hit(f)})
-    s = r["search"]
     check(s["total"] == total, "the flame graph's root %d is the folded stacks' sum %d" % (s["total"], total))
     check(s["count"] == want_count and want_count > 0, "search %r highlights %d frames, the folded stacks have %d" % (q, s["count"], want_count))
     check(s["bytes"] == want_bytes, "search %r matches %d bytes, the folded stacks %d" % (q, s["bytes"], want_bytes))
     pct = "Matched: %.1f%%" % (100.0 * want_bytes / total)
     check(s["label"].startswith(pct) and s["pinkPixels"] > 0, "it says %r (%r) and draws the matches" % (pct, s["label"]))
+
+
+def check_inverted(lines, r):
     roots = inverted_roots(lines)
     inv = r["inverted"]
     check(inv["pressed"] == "true" and inv["nroots"] == len(roots) and
           all(roots.get(x["name"]) == x["bytes"] for x in inv["roots"]) and
           inv["roots"][0]["bytes"] == max(roots.values()),
           "inverted: %d roots, the innermost frames with their bytes (%s)" % (inv["nroots"], inv["roots"][:2]))
-    check(inv["bytes"] == want_bytes, "inverted: the search matches the same bytes")
+    check(inv["bytes"] == r["search"]["bytes"], "inverted: the search matches the same bytes")
 
 
 def check_inverted_svg(vt, trace, svg):
@@ -199,7 +212,7 @@ def check_inverted_svg(vt, trace, svg):
 def test_page(exe, page, work, kind, query=None):
     url = "file://" + page
     print("== %s (%s)" % (os.path.basename(page), kind))
-    q = "&q=" + urllib.parse.quote(query) if query else ""
+    q = "".join("&%s=%s" % (k, urllib.parse.quote(v)) for k, v in zip(("q", "q2"), query or ()))
     rc, dom, log = run_browser(exe, ["--enable-logging=stderr", "--v=0", "--dump-dom", url + "?selftest=1" + q], work)
     r = None
     check(rc == 0, "chromium --dump-dom exit status %d" % rc)
@@ -262,7 +275,8 @@ def main():
             ("flame", ["flamegraph", os.path.join(work, "python.vtrace"), "--flame", "-o", "python-flame.html"]),
         ]
         # a regex that matches frames at several depths of the BERT trace's stacks
-        query = "0x15d3f|0xa2c8"
+        # (the second: main's caller at the top of every stack and the allocator at the foot of most)
+        query = ("0x15d3f|0xa2c8", "0xddb1|0x566be")
         for kind, args in pages:
             args[-1] = os.path.join(work, args[-1])
             p = subprocess.run([vt] + args, stderr=subprocess.PIPE)
