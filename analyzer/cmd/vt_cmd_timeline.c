@@ -117,7 +117,7 @@ int vt_cmd_timeline(int argc, char **argv)
     rc = vt_series_build(&s, &an, &so);
     /* the HTML's click-for-stacks: one more pass, to each bucket's highest and lowest moment */
     int with_moments = !rc && !svg && stacks > 0;
-    if (with_moments) rc = vt_moments_build(&m, &an, &s, (unsigned)stacks);
+    if (with_moments) rc = vt_moments_build(&m, &an, 0, &s, (unsigned)stacks);
     if (!rc) {
         char deftitle[300];
         if (!title) {

@@ -23,6 +23,7 @@ typedef struct {
 
 typedef struct {
     const vt_analysis *a;
+    int ti;                 /* the trace */
     vt_moments *m;
     vt_strtab texts;        /* key texts */
     uint32_t *site_key;     /* site index (+ 1 slot for "no site") -> key, NONE: not yet */
@@ -153,7 +154,7 @@ static int by_bytes(const void *x, const void *y, void *keys)
 static int take_state(mctx *c, const vt_replay *rp, const uint32_t *fp_of, int device)
 {
     const vt_analysis *a = c->a;
-    const vt_replay *rp1 = a->t[0].rp;
+    const vt_replay *rp1 = a->t[c->ti].rp;
     vt_moments *m = c->m;
     uint64_t total = 0;
     c->ntouched = 0;
@@ -236,14 +237,14 @@ static int take_due(mctx *c, const vt_replay *rp, uint32_t **fp_of, size_t *fp_c
 /* The replay to each target record count; a state taken at each. */
 static int replay(mctx *c, const vt_series *s, const uint64_t *ords, size_t nords, const vt_idmap *gmap)
 {
-    const vt_trace *t = &c->a->t[0];
+    const vt_trace *t = &c->a->t[c->ti];
     char msg[512];
     vt_reader rd;
     if (vt_reader_open(&rd, t->path, msg, sizeof msg) != VT_READ_OK) {
         fprintf(stderr, "vramtrace: %s\n", msg);
         return 2;
     }
-    vt_replay *rp = vt_replay_new(0, rd.hdr.start_realtime_ns);
+    vt_replay *rp = vt_replay_new(c->ti, rd.hdr.start_realtime_ns);
     vt_tracker all = { 0 };
     uint32_t *fp_of = NULL;
     size_t fp_cap = 0, seen = 0, next = 0;
@@ -288,7 +289,7 @@ static int replay(mctx *c, const vt_series *s, const uint64_t *ords, size_t nord
     return rc ? 2 : 0;
 }
 
-int vt_moments_build(vt_moments *m, const vt_analysis *a, const vt_series *s, unsigned top)
+int vt_moments_build(vt_moments *m, const vt_analysis *a, int ti, const vt_series *s, unsigned top)
 {
     memset(m, 0, sizeof *m);
     m->top = top;
@@ -314,12 +315,12 @@ int vt_moments_build(vt_moments *m, const vt_analysis *a, const vt_series *s, un
     m->rest_bytes = malloc((nords + 1) * sizeof *m->rest_bytes);
     m->rest_sites = malloc((nords + 1) * sizeof *m->rest_sites);
     m->first = calloc(nords + 1, sizeof *m->first);
-    mctx c = { .a = a, .m = m };
+    mctx c = { .a = a, .ti = ti, .m = m };
     c.site_key = malloc((a->sites.n + 1) * sizeof *c.site_key);
     vt_idmap gmap = { 0 };
     int rc = 0;
     if (!m->total || !m->rest_bytes || !m->rest_sites || !m->first || !c.site_key) rc = -1;
-    const vt_replay *rp1 = a->t[0].rp;
+    const vt_replay *rp1 = a->t[ti].rp;
     for (size_t i = 0; !rc && i < rp1->ngroups; i++) {
         const vt_group *g = &rp1->groups[i];
         if (g->cls == VT_CLASS_DEVICE && vt_idmap_put(&gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)i))
@@ -335,7 +336,7 @@ int vt_moments_build(vt_moments *m, const vt_analysis *a, const vt_series *s, un
     else fprintf(stderr, "vramtrace: out of memory\n");
     if (!rc && m->nstates != nords) {
         /* the trace ended before a counted record: the two passes disagree */
-        fprintf(stderr, "vramtrace: %s: the moments pass saw fewer records than the series pass\n", a->t[0].path);
+        fprintf(stderr, "vramtrace: %s: the moments pass saw fewer records than the series pass\n", a->t[ti].path);
         rc = 2;
     }
     vt_idmap_free(&gmap);

@@ -48,9 +48,10 @@ typedef struct {
     size_t nbuckets;
 } vt_moments;
 
-/* Builds the moments of series s (made from trace 0 of a), keeping `top` rows per
- * state. Returns 0, or prints one line and returns 2. */
-int vt_moments_build(vt_moments *m, const vt_analysis *a, const vt_series *s, unsigned top);
+/* Builds the moments of series s, made from trace ti of a (a page with a lane per
+ * trace keeps one each), keeping `top` rows per state. Returns 0, or prints one line
+ * and returns 2. */
+int vt_moments_build(vt_moments *m, const vt_analysis *a, int ti, const vt_series *s, unsigned top);
 void vt_moments_free(vt_moments *m);
 
 #endif /* VT_MOMENTS_H */
