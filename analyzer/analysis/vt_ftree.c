@@ -155,6 +155,45 @@ int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_la
     return sort_children(t);
 }
 
+/* The child of parent labelled as node sn of src (its label, detail, kind and class), made
+ * when new. */
+static uint32_t child_like(vt_ftree *t, uint32_t parent, const vt_ftree *src, uint32_t sn)
+{
+    const vt_fnode *o = &src->n[sn];
+    uint32_t name = intern(&t->names, vt_strtab_get(&src->names, o->name));
+    if (name == NONE) return NONE;
+    uint64_t key = (uint64_t)parent << 32 | name;
+    uint32_t *v = vt_idmap_get(&t->child_ix, key);
+    if (v) return *v;
+    if (set_detail(t, name, NULL)) return NONE;
+    uint32_t d = o->name < src->detail_cap ? src->detail[o->name] : NONE;
+    if (d != NONE && (t->detail[name] = intern(&t->details, vt_strtab_get(&src->details, d))) == NONE) return NONE;
+    uint32_t id = new_node(t, parent, name, o->kind, o->fclass);
+    if (id == NONE || vt_idmap_put(&t->child_ix, key, id)) return NONE;
+    return id;
+}
+
+int vt_ftree_invert(vt_ftree *t, const vt_ftree *src)
+{
+    memset(t, 0, sizeof *t);
+    if (!src->nn) return 0;
+    if (child_like(t, NONE, src, 0) == NONE) return -1;
+    t->n[0].kind = 255;
+    t->n[0].value = src->n[0].value;
+    for (uint32_t i = 1; i < src->nn; i++) {
+        uint64_t own = src->n[i].value;
+        for (uint32_t c = src->n[i].child; c != NONE; c = src->n[c].next) own -= src->n[c].value;
+        if (!own) continue;
+        uint32_t node = 0;
+        for (uint32_t p = i; p != 0 && p != NONE; p = src->n[p].parent) {
+            node = child_like(t, node, src, p);
+            if (node == NONE) return -1;
+            t->n[node].value += own;
+        }
+    }
+    return sort_children(t);
+}
+
 void vt_ftree_free(vt_ftree *t)
 {
     free(t->n);

@@ -40,6 +40,10 @@ typedef struct {
  * default); a site without drops its interpreter and plumbing frames (vt_sites.h's
  * classes). native = 1: every frame. 0, or -1 when out of memory. */
 int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_label, int native);
+/* The inverted tree of src: under the root, the innermost frames (where the memory was
+ * allocated), then their callers; each node of src adds its own bytes (those not in
+ * its children) along its path read upwards. 0, or -1 when out of memory. */
+int vt_ftree_invert(vt_ftree *t, const vt_ftree *src);
 void vt_ftree_free(vt_ftree *t);
 /* Visits the nodes in preorder (children largest first); stops when fn returns
  * nonzero and returns that. */

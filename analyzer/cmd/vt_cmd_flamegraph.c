@@ -20,12 +20,14 @@
 static const char usage[] =
     "usage: vramtrace flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked]\n"
     "                            [--at peak|end|TIME|mark:NAME] [--device N|all] [--flame]\n"
-    "                            [--native] [--format html|svg] [--title TEXT]\n"
+    "                            [--inverted] [--native] [--format html|svg] [--title TEXT]\n"
     "  The call stacks of the allocations as an icicle graph (outermost frame at the top;\n"
     "  --flame puts it at the bottom), each frame as wide as the bytes under it: live at\n"
     "  the peak (default), allocated over the whole run, or leaked (live at the end).\n"
     "  --at: live at the peak, at the end, at TIME (12.5s), or at the first mark NAME the\n"
     "  program made (vramtrace.mark()); instead of --what.\n"
+    "  --inverted: the innermost frames (where the memory was allocated) at the root, their\n"
+    "  callers under them (the HTML page toggles it, and has a search box).\n"
     "  HTML (click to zoom, hover for details) unless FILE ends in .svg. By default a stack\n"
     "  with Python frames shows them with the ATen op as their leaf, and interpreter and\n"
     "  allocator plumbing frames are left out; --native shows every frame.\n"
@@ -33,15 +35,16 @@ static const char usage[] =
 
 int vt_cmd_flamegraph(int argc, char **argv)
 {
-    enum { O_OUT = 1, O_WHAT, O_AT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_NATIVE, O_HELP };
+    enum { O_OUT = 1, O_WHAT, O_AT, O_DEVICE, O_FLAME, O_ICICLE, O_FORMAT, O_TITLE, O_NATIVE, O_INVERTED, O_HELP };
     static const vt_opt opts[] = {
         { "output", 'o', 1, O_OUT }, { "what", 0, 1, O_WHAT }, { "at", 0, 1, O_AT }, { "device", 0, 1, O_DEVICE },
         { "flame", 0, 0, O_FLAME }, { "icicle", 0, 0, O_ICICLE }, { "format", 0, 1, O_FORMAT },
-        { "title", 0, 1, O_TITLE }, { "native", 0, 0, O_NATIVE }, { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
+        { "title", 0, 1, O_TITLE }, { "native", 0, 0, O_NATIVE }, { "inverted", 0, 0, O_INVERTED },
+        { "help", 'h', 0, O_HELP }, { NULL, 0, 0, 0 }
     };
     const char *out = NULL, *title = NULL;
     char *path = NULL;
-    int svg = -1, flame = 0, device = VT_ALL_DEVICES, native = 0;
+    int svg = -1, flame = 0, device = VT_ALL_DEVICES, native = 0, inverted = 0;
     vt_what what = VT_WHAT_PEAK;
     /* --at TIME and mark:NAME replay up to that moment; what is live then is what a
      * replay stopped there leaves live at its end. */
@@ -84,6 +87,7 @@ int vt_cmd_flamegraph(int argc, char **argv)
             break;
         case O_TITLE: title = v; break;
         case O_NATIVE: native = 1; break;
+        case O_INVERTED: inverted = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         }
     }
@@ -104,8 +108,9 @@ int vt_cmd_flamegraph(int argc, char **argv)
     int at_moment = at_mark || at_time != UINT64_MAX;
     vt_eset e;
     rc = vt_eset_init(&e, &an, device);
-    vt_ftree t;
+    vt_ftree t, inv;
     memset(&t, 0, sizeof t);
+    memset(&inv, 0, sizeof inv);
     if (!rc) {
         char dev[160], root[300], sub[600], b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], deftitle[300];
         vt_eset_label(&e, dev, sizeof dev);
@@ -131,6 +136,10 @@ int vt_cmd_flamegraph(int argc, char **argv)
                      vt_units_size(b1, e.tk->peak), vt_units_time(b2, e.tk->peak_time), dev);
             break;
         }
+        if (inverted) {
+            size_t k = strlen(sub);
+            snprintf(sub + k, sizeof sub - k, "; inverted: the innermost frames at the root, their callers under them");
+        }
         const char *wname = at_moment ? "live then" : vt_what_name(what);
         snprintf(root, sizeof root, "all (%s)", wname);
         if (!title) {
@@ -138,14 +147,16 @@ int vt_cmd_flamegraph(int argc, char **argv)
                      vt_export_program(&an), an.t[0].rd.hdr.pid);
             title = deftitle;
         }
-        if (vt_ftree_build(&t, &e, what, root, native)) {
+        /* the SVG draws the inverted tree itself; the page builds it from the other */
+        if (vt_ftree_build(&t, &e, what, root, native) || (inverted && svg && vt_ftree_invert(&inv, &t))) {
             fprintf(stderr, "vramtrace: out of memory\n");
             rc = 2;
         } else {
             FILE *f = vt_export_open(out, 0);
             if (!f) rc = 2;
             else {
-                rc = svg ? vt_svg_flame(f, &an, &t, title, sub, flame) : vt_html_flame(f, &an, &t, title, sub, flame);
+                rc = svg ? vt_svg_flame(f, &an, inverted ? &inv : &t, title, sub, flame)
+                         : vt_html_flame(f, &an, &t, title, sub, flame, inverted);
                 int rc2 = vt_export_close(f, out);
                 if (!rc) rc = rc2;
             }
@@ -154,6 +165,7 @@ int vt_cmd_flamegraph(int argc, char **argv)
                 fprintf(stderr, "vramtrace: wrote %s (%s, %lld bytes)\n", out, svg ? "SVG" : "HTML", (long long)st.st_size);
         }
     }
+    vt_ftree_free(&inv);
     vt_ftree_free(&t);
     vt_eset_free(&e);
     vt_analysis_free(&an);

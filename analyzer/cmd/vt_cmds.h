@@ -20,9 +20,9 @@
     X("check", vt_cmd_check, "check TRACE --max-peak SIZE [--max-leak SIZE] [--json]", \
       "exit 1 when a bound is broken (for CI)") \
     X("timeline", vt_cmd_timeline, "timeline TRACE [-o FILE.html|FILE.svg] [--by category|site|kind|layer]", \
-      "memory over time, stacked; the peak marked; zoom and hover") \
+      "memory over time, stacked; the peak marked; zoom, hover, click for the sites then") \
     X("flamegraph", vt_cmd_flamegraph, "flamegraph TRACE [-o FILE.html|FILE.svg] [--what peak|allocated|leaked] [--native]", \
-      "bytes by call stack, as a flame (icicle) graph") \
+      "bytes by call stack, as a flame (icicle) graph; search, inverted") \
     X("export", vt_cmd_export, "export --format folded[-classes]|pprof|perfetto[-json]|speedscope|csv[-stacks] TRACE [-o FILE]", \
       "the trace for other tools") \
     X("fit", vt_cmd_fit, "fit TRACE [--allocator exact|caching|expandable|async] [--memory SIZE]... [--json]", \

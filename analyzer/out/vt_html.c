@@ -57,18 +57,18 @@ static void page_tail(FILE *f, const char *script)
 /* ------------------------------------------------------------------------ *
  *  Timeline
  * ------------------------------------------------------------------------ */
-/* field: 0 max, 1 min, 2 tmax */
+/* field: 0 max, 1 min, 2 tmax, 3 tmin */
 static void bucket_array(FILE *f, const char *key, const vt_series *s, int field)
 {
     fprintf(f, ",\n\"%s\":[", key);
     for (size_t i = 0; i < s->nbuckets; i++) {
         const vt_bucket *b = &s->b[i];
-        fprintf(f, "%s%" PRIu64, i ? "," : "", field == 0 ? b->max : field == 1 ? b->min : b->tmax);
+        fprintf(f, "%s%" PRIu64, i ? "," : "", field == 0 ? b->max : field == 1 ? b->min : field == 2 ? b->tmax : b->tmin);
     }
     fputc(']', f);
 }
 
-int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const char *title)
+int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt_moments *m, const char *title)
 {
     char memory[200], sub[2048], b1[VT_UNITS_BUF], b2[VT_UNITS_BUF];
     vt_eset e;
@@ -100,10 +100,11 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
           "<div id=\"vt-box\" class=\"vt-box\"><canvas id=\"vt-chart\" class=\"vt-main\"></canvas>"
           "<canvas id=\"vt-overlay\"></canvas><div id=\"vt-tip\" class=\"vt-tip\"></div></div>\n"
           "<div id=\"vt-legend\" class=\"vt-legend\"></div>\n"
+          "<div id=\"vt-stacks\" class=\"vt-stacks\"></div>\n"
           "<p class=\"vt-note\">The chart opens on the span from the first to the last allocation or free "
           "(<i>Allocations</i>); <i>Whole run</i> or a double-click shows all of it. "
           "Drag across the chart or turn the mouse wheel to zoom; "
-          "hover for details; click a legend entry to hide it. "
+          "hover for details; click a legend entry to hide it; click the chart for the top sites live then. "
           "Each pixel column shows the moment of the highest total inside it: the bands are what each "
           "series held then, so no peak is ever lost between columns. The lighter upper part of a column "
           "lies above the lowest total inside it (memory was that high for part of the column only). ", f);
@@ -139,6 +140,10 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const ch
     bucket_array(f, "max", s, 0);
     bucket_array(f, "min", s, 1);
     bucket_array(f, "tmax", s, 2);
+    if (m) {
+        bucket_array(f, "tmin", s, 3);
+        vt_html_moments(f, m);
+    }
     fputs(",\n\"v\":[", f);
     for (size_t i = 0; i < s->nseries; i++) {
         fputs(i ? ",\n[" : "\n[", f);
@@ -213,7 +218,7 @@ static int put_node(const vt_ftree *t, uint32_t node, void *ctx)
 }
 
 int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *title,
-                  const char *subtitle, int flame)
+                  const char *subtitle, int flame, int inverted)
 {
     char sub[2048];
     vt_html_subtitle(sub, sizeof sub, a, NULL);
@@ -224,6 +229,10 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
     vt_html_esc(f, sub);
     fputs("</p>\n<div id=\"vt-errors\" class=\"vt-errors\"></div>\n"
           "<div class=\"vt-toolbar\"><button id=\"vt-reset\" type=\"button\">Reset zoom</button>"
+          "<button id=\"vt-invert\" type=\"button\" aria-pressed=\"false\" title=\"roots: the innermost frames, "
+          "where the memory was allocated; under each, its callers\">Inverted: off</button>"
+          "<input id=\"vt-search\" type=\"search\" placeholder=\"Search frames (regex)\" size=\"28\">"
+          "<span id=\"vt-match\" class=\"vt-match\"></span>"
           "<span id=\"vt-range\"></span></div>\n"
           "<div id=\"vt-box\" class=\"vt-box\"><canvas id=\"vt-chart\" class=\"vt-main\"></canvas>"
           "<div id=\"vt-tip\" class=\"vt-tip\"></div></div>\n"
@@ -231,10 +240,14 @@ int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *
           "The outermost frame is at the ", f);
     fputs(flame ? "bottom" : "top", f);
     fputs(". Native frames are red to yellow, Python frames blue, scopes (layers, NVTX ranges) purple. "
-          "Click a frame to zoom to it; hover for its file, line and bytes.</p>\n"
+          "Click a frame to zoom to it; hover for its file, line and bytes. <i>Inverted</i> puts the innermost "
+          "frames (where the memory was allocated) at the root and their callers under them. The search box "
+          "highlights the frames whose label matches (a regular expression or plain text, any case) and says what share of "
+          "the bytes lies under them.</p>\n"
           "<script type=\"application/json\" id=\"vt-data\">\n{\"title\":", f);
     vt_export_jstr(f, title);
-    fprintf(f, ",\"flame\":%s,\"maxDepth\":%u,\n\"names\":[", flame ? "true" : "false", t->max_depth);
+    fprintf(f, ",\"flame\":%s,\"inverted\":%s,\"maxDepth\":%u,\n\"names\":[", flame ? "true" : "false",
+            inverted ? "true" : "false", t->max_depth);
     for (size_t i = 0; i < t->names.n; i++) {
         if (i) fputs(",\n", f);
         vt_export_jstr(f, vt_strtab_get(&t->names, (uint32_t)i));

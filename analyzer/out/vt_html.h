@@ -10,11 +10,16 @@
 
 #include "vt_ftree.h"
 #include "vt_html_common.h"
+#include "vt_moments.h"
 #include "vt_series.h"
 
 /* Return 0, or 2 after printing one line. */
-int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const char *title);
+/* m: the top sites at the sampled moments (clicking the chart shows them), or NULL. */
+int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt_moments *m, const char *title);
+/* The "stacks" member of the timeline's data (vt_html_moments.c). */
+void vt_html_moments(FILE *f, const vt_moments *m);
+/* flame: root at the bottom; inverted: opens on the inverted tree (built in the page). */
 int vt_html_flame(FILE *f, const vt_analysis *a, const vt_ftree *t, const char *title,
-                  const char *subtitle, int flame);
+                  const char *subtitle, int flame, int inverted);
 
 #endif /* VT_HTML_H */

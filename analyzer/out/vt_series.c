@@ -33,7 +33,7 @@ const char *vt_series_cat_name(vt_cat c)
     return vt_cat_name(c);
 }
 
-static uint64_t group_key(uint32_t stack_id, unsigned kind, int device)
+uint64_t vt_series_group_key(uint32_t stack_id, unsigned kind, int device)
 {
     return stack_id | (uint64_t)(kind & 0xff) << 32 | (uint64_t)(uint8_t)(device + 1) << 40;
 }
@@ -248,7 +248,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             int sid = sid_of[key & 0xff];
             s->series[sid].at_peak += g->at_peak[k];
             s->series[sid].total_bytes += g->total_bytes;
-            if (vt_idmap_put(gmap, group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) return -1;
+            if (vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) return -1;
         }
         return 0;
     }
@@ -303,7 +303,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         if (sid < 0) continue; /* cannot happen: every key is in the rows */
         s->series[sid].at_peak += g->at_peak[k];
         s->series[sid].total_bytes += g->total_bytes;
-        if (vt_idmap_put(gmap, group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
+        if (vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
     }
     vt_idmap_free(&key_sid);
     series_sites_free(&sites);
@@ -336,6 +336,7 @@ typedef struct {
     const vt_tracker *tot;
     long cur;             /* bucket being filled, -1 before the first */
     uint64_t cur_start;   /* its start time */
+    uint64_t nrec;        /* records applied so far */
 } pass_state;
 
 static uint64_t total_now(const pass_state *ps)
@@ -357,6 +358,7 @@ static void advance(pass_state *ps, size_t b)
         vt_bucket *bk = &s->b[k];
         bk->min = bk->max = total_now(ps);
         bk->tmin = bk->tmax = ps->cur_start = vt_series_bucket_start(s, k);
+        bk->omin = bk->omax = ps->nrec;
         snap(ps, &s->at_max[k * s->nseries]);
         if (s->at_min) snap(ps, &s->at_min[k * s->nseries]);
     }
@@ -374,11 +376,13 @@ static void on_change(pass_state *ps, uint64_t t)
     if (v > bk->max) {
         bk->max = v;
         bk->tmax = t;
+        bk->omax = ps->nrec;
         snap(ps, &s->at_max[(size_t)ps->cur * s->nseries]);
     }
     if (v < bk->min) {
         bk->min = v;
         bk->tmin = t;
+        bk->omin = ps->nrec;
         if (s->at_min) snap(ps, &s->at_min[(size_t)ps->cur * s->nseries]);
     }
 }
@@ -400,7 +404,7 @@ static size_t attach_groups(pass_state *ps, vt_replay *rp, size_t seen, const vt
         const vt_group *g = vt_replay_group(rp, i);
         if (g->cls != VT_CLASS_DEVICE) continue;
         if (device != VT_ALL_DEVICES && g->device != device) continue;
-        const uint32_t *sid = vt_idmap_get(gmap, group_key(g->stack_id, g->kind, g->device));
+        const uint32_t *sid = vt_idmap_get(gmap, vt_series_group_key(g->stack_id, g->kind, g->device));
         vt_tracker *st = sid ? &ps->ser[*sid] : NULL;
         if (!st || vt_replay_group_feed(rp, i, st)) {
             ps->s->mismatch++;
@@ -525,7 +529,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         return 2;
     }
     vt_replay_set_global(rp, &all);
-    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0 };
+    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0, 0 };
     size_t seen_groups = 0;
     vt_rec r;
     const vt_ev *ev;
@@ -541,6 +545,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                 if (in_range) before_change(&ps, ev[i].time_ns);
                 /* one at a time: the total after each event is what the buckets need */
                 vt_replay_events(rp, &ev[i], 1);
+                ps.nrec++;
                 if (vt_replay_ngroups(rp) > seen_groups)
                     seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
                 if (!ps.tot) ps.tot = device_tracker(rp, o->device);
@@ -554,6 +559,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                        r.time_ns <= s->t1;
         if (in_range && memory) before_change(&ps, r.time_ns);
         vt_replay_rec(rp, &r);
+        ps.nrec++;
         if (vt_replay_ngroups(rp) > seen_groups)
             seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
         if (!ps.tot) ps.tot = device_tracker(rp, o->device);

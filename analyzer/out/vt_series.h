@@ -48,6 +48,8 @@ typedef struct {
 typedef struct {
     uint64_t min, max;
     uint64_t tmin, tmax;  /* first moments of min and max */
+    uint64_t omin, omax;  /* the same moments as the count of records the replay had
+                           * applied then (vt_moments.h replays to them) */
     uint64_t nvml;        /* highest NVML figure sampled in the bucket, + 1; 0 = no sample */
     uint64_t events;      /* memory events inside the bucket */
 } vt_bucket;
@@ -76,6 +78,10 @@ void vt_series_free(vt_series *s);
 
 /* Start time of bucket i (i = nbuckets gives the end of the range). */
 uint64_t vt_series_bucket_start(const vt_series *s, size_t i);
+
+/* The key that matches a group of another replay of the trace to the first pass's:
+ * its stack, kind and device. */
+uint64_t vt_series_group_key(uint32_t stack_id, unsigned kind, int device);
 
 /* The category of group g of trace ti. */
 vt_cat vt_series_group_cat(const vt_analysis *a, int ti, const vt_group *g);

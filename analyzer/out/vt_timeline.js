@@ -27,6 +27,8 @@
   var cols = [];
   var ymax = 1;
   var drag = null;
+  var S = D.stacks || null;   /* the top sites at each bucket's highest and lowest moment */
+  var sel = null;             /* the moment shown in the panel: { t, st, what } */
 
   /* ---------------------------------------------------------------- units */
   var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
@@ -259,6 +261,17 @@
       ctx.fillText(label, lx, ly);
     }
 
+    /* the moment whose sites the panel lists */
+    if (sel && sel.t >= view.a && sel.t < view.b) {
+      var sx = Math.round(X(sel.t)) + 0.5;
+      ctx.strokeStyle = '#222';
+      ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.moveTo(sx, M.t); ctx.lineTo(sx, M.t + PH); ctx.stroke();
+      ctx.lineWidth = 1;
+      ctx.fillStyle = '#222';
+      ctx.beginPath(); ctx.arc(sx, Y(S.total[sel.st]), 3.5, 0, 2 * Math.PI); ctx.fill();
+    }
+
     /* frame */
     ctx.strokeStyle = '#888';
     ctx.strokeRect(M.l + 0.5, M.t + 0.5, PW, PH);
@@ -340,6 +353,89 @@
     tip.style.top = Math.max(0, Math.min(H - tip.offsetHeight, p.y - 20)) + 'px';
   }
 
+
+  /* ---------------------------------------------------------------- top sites at a moment */
+  /* The sampled moments: each bucket's highest and lowest, in time order (S.bmax, S.bmin
+   * name their states; moments of one state and time are one). */
+  var moments = [];
+  if (S) {
+    for (var mb = 0; mb < NB; mb++) {
+      moments.push({ t: D.tmax[mb], st: S.bmax[mb], what: 'highest' });
+      moments.push({ t: D.tmin[mb], st: S.bmin[mb], what: 'lowest' });
+    }
+    moments.sort(function (p, q) { return p.t - q.t || p.st - q.st; });
+    moments = moments.filter(function (m, i) { return !i || m.t !== moments[i - 1].t || m.st !== moments[i - 1].st; });
+  }
+  /* Clicking column x shows its highest moment (the one its bands draw); the panel
+   * offers its lowest one and the sampled moments before and after. */
+  function pick(x) {
+    var c = cols[Math.floor(x - M.l)];
+    if (!S || !c) return;
+    var lo = c.b0;
+    for (var b = c.b0; b <= c.b1; b++) if (D.min[b] < D.min[lo]) lo = b;
+    showMoment({ t: D.tmax[c.b], st: S.bmax[c.b], what: 'highest' }, { t: D.tmin[lo], st: S.bmin[lo], what: 'lowest' });
+  }
+  function momentIndex(m) {
+    for (var i = 0; i < moments.length; i++) if (moments[i].t === m.t && moments[i].st === m.st) return i;
+    return -1;
+  }
+  function showMoment(m, low) {
+    sel = m;
+    draw();
+    var P = $('vt-stacks'), st = m.st, tot = S.total[st];
+    var h = '<div class="vt-stacks-head"><b>Top sites live at ' + esc(fmtTime(m.t, 1)) + ': ' + esc(fmtBytes(tot)) +
+      '</b> <span class="vt-num">(' + tot + ' bytes)</span> ';
+    h += '<button type="button" id="vt-prev" title="the sampled moment before">\u25c0 earlier</button> ' +
+      '<button type="button" id="vt-next" title="the sampled moment after">later \u25b6</button>';
+    if (low && (low.st !== st || low.t !== m.t))
+      h += ' <button type="button" id="vt-low">lowest in that column: ' + esc(fmtBytes(S.total[low.st])) + ' at ' +
+        esc(fmtTime(low.t, 1)) + '</button>';
+    h += '</div><div class="vt-note">The ' + esc(m.what) + ' moment of ' +
+      (m.all ? 'the range (click the chart for another)' : low ? 'the pixel column clicked' : 'its bucket') + '. Sampled moments are each bucket\u2019s highest and lowest ' +
+      '(one bucket = ' + esc(fmtTime(SPAN / NB)) + '); the rows are the sites as <code>vramtrace top --at ' +
+      m.t + 'ns</code> lists them, the largest ' + S.top + '.</div>';
+    h += '<table class="vt-stacks-table"><tr><th>bytes</th><th>%</th><th>live</th><th>category</th><th>layer</th><th>site</th></tr>';
+    for (var i = S.first[st]; i < S.first[st + 1]; i++) {
+      var r = S.r[i] * 4, site = S.sites[S.rows[r]], b = S.rows[r + 2];
+      h += '<tr class="vt-stack-row" data-bytes="' + b + '" data-count="' + S.rows[r + 3] + '"><td class="vt-num">' +
+        esc(fmtBytes(b)) + '</td><td class="vt-num">' + (tot ? (100 * b / tot).toFixed(1) : '0.0') + '%</td><td class="vt-num">' +
+        S.rows[r + 3] + '</td><td>' + esc(S.cats[S.rows[r + 1]]) + '</td><td>' + esc(site[2]) +
+        '</td><td class="vt-site" title="' + esc(site[1]) + '">' + esc(site[0]) + '</td></tr>';
+    }
+    if (S.restSites[st])
+      h += '<tr><td class="vt-num">' + esc(fmtBytes(S.restBytes[st])) + '</td><td class="vt-num">' +
+        (tot ? (100 * S.restBytes[st] / tot).toFixed(1) : '0.0') + '%</td><td></td><td></td><td></td><td>' +
+        S.restSites[st] + ' more sites</td></tr>';
+    if (S.first[st] === S.first[st + 1]) h += '<tr><td colspan="6">no device memory was live then</td></tr>';
+    P.innerHTML = h + '</table>';
+    P.setAttribute('data-t', String(m.t));
+    P.setAttribute('data-total', String(tot));
+    var k = momentIndex(m);
+    $('vt-prev').disabled = k <= 0;
+    $('vt-next').disabled = k < 0 || k >= moments.length - 1;
+    $('vt-prev').addEventListener('click', function () { if (k > 0) showMoment(moments[k - 1]); });
+    $('vt-next').addEventListener('click', function () { if (k >= 0 && k < moments.length - 1) showMoment(moments[k + 1]); });
+    if ($('vt-low')) $('vt-low').addEventListener('click', function () { showMoment(low); });
+  }
+  /* what the panel lists, for the self test */
+  function panelSeen() {
+    var P = $('vt-stacks');
+    if (!P.hasAttribute('data-t')) return null;
+    var rows = [].map.call(P.querySelectorAll('tr.vt-stack-row'), function (tr) {
+      var td = tr.querySelectorAll('td');
+      return { bytes: +tr.getAttribute('data-bytes'), count: +tr.getAttribute('data-count'), size: td[0].textContent,
+               category: td[3].textContent, layer: td[4].textContent, site: td[5].textContent };
+    });
+    return { t: +P.getAttribute('data-t'), total: +P.getAttribute('data-total'), rows: rows };
+  }
+  /* It opens on the highest moment of all, so the first screen names what filled the peak. */
+  function showHighest() {
+    if (!S || !NB) return;
+    var best = 0;
+    for (var b = 1; b < NB; b++) if (D.max[b] > D.max[best]) best = b;
+    showMoment({ t: D.tmax[best], st: S.bmax[best], what: 'highest', all: true });
+  }
+
   /* ---------------------------------------------------------------- events */
   over.addEventListener('mousedown', function (ev) {
     var p = plotX(ev);
@@ -363,6 +459,7 @@
     drag = null;
     overlay(null);
     if (Math.abs(d.x1 - d.x0) > 3) zoomTo(T(Math.min(d.x0, d.x1)), T(Math.max(d.x0, d.x1)));
+    else pick(d.x0);
   });
   over.addEventListener('wheel', function (ev) {
     var p = plotX(ev);
@@ -440,10 +537,29 @@
     over.dispatchEvent(new MouseEvent('mousemove', { clientX: cx, clientY: cy, bubbles: true }));
     r.tooltip = tip.style.display === 'block' && tip.textContent.indexOf('highest total') >= 0;
     hideTip();
+    /* the top sites: at load (the highest moment), then a click on the peak's column, one
+     * at a third of the chart, and "later" */
+    if (S) {
+      r.stacks = { open: panelSeen() };
+      var click = function (x) {
+        var ev = { button: 0, clientX: rect.left + x, clientY: cy, bubbles: true };
+        over.dispatchEvent(new MouseEvent('mousedown', ev));
+        window.dispatchEvent(new MouseEvent('mouseup', ev));
+        return panelSeen();
+      };
+      r.stacks.peak = click(X(D.peakT) + 0.5);
+      r.stacks.third = click(M.l + PW / 3);
+      var t3 = r.stacks.third ? r.stacks.third.t : -1;
+      $('vt-next').click();
+      r.stacks.next = panelSeen();
+      r.stacks.later = !!r.stacks.next && r.stacks.next.t > t3;
+      r.stacks.marked = !!sel && sel.t === (r.stacks.next || {}).t;
+    }
     r.errors = (window.vtErrors || []).slice();
     r.ok = r.painted > 1000 && r.colors >= 3 && r.legend === r.series && r.zoomed && r.wheel && r.drag &&
       r.home && r.whole &&
-      r.range1 !== r.range0 && r.range2 === r.range0 && r.tooltip && r.errors.length === 0;
+      r.range1 !== r.range0 && r.range2 === r.range0 && r.tooltip && r.errors.length === 0 &&
+      (!S || (!!r.stacks.peak && r.stacks.peak.total === D.peak && r.stacks.later && r.stacks.marked));
     var out = document.createElement('pre');
     out.id = 'vt-selftest';
     out.textContent = JSON.stringify(r);
@@ -453,5 +569,6 @@
   setup();
   legend();
   home();
+  showHighest();
   if (/[?&]selftest=1/.test(location.search)) selftest();
 })();

@@ -33,6 +33,12 @@ expect 2 "missing.vtrace" timeline "$work/missing.vtrace" -o "$work/x.html"
 expect 2 "nonexistent" timeline "$t" -o "$work/x.html" --rules "$work/nonexistent.rules"
 expect 2 "nonexistent" export --format csv "$t" --rules "$work/nonexistent.rules"
 expect 2 "bad value 'most' for --what" flamegraph "$t" -o "$work/x.html" --what most
+expect 2 "--stacks" timeline "$t" -o "$work/x.html" --stacks many
+expect 2 "--stacks" timeline "$t" -o "$work/x.html" --stacks 101
+expect 0 "wrote" timeline "$t" -o "$work/n.html" --stacks 0
+grep -q '"stacks"' "$work/n.html" && { echo "FAIL: --stacks 0 still wrote the sites"; status=1; }
+expect 0 "wrote" flamegraph "$t" -o "$work/i.svg" --inverted
+grep -q "inverted: the innermost frames at the root" "$work/i.svg" || { echo "FAIL: --inverted SVG does not say so"; status=1; }
 expect 0 "wrote s.timeline.html" timeline "$t"
 expect 0 "wrote s.flamegraph.svg" flamegraph "$t" --format svg
 [ -s s.timeline.html ] && [ -s s.flamegraph.svg ] || { echo "FAIL: no default-named pictures"; status=1; }

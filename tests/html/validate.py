@@ -89,6 +89,32 @@ def timeline_html(path, rep, args):
     if not args.get("range"):
         check(len(d["ooms"]) == rep["events"]["ooms"], "%d OOM markers" % len(d["ooms"]))
     check(text.count('id="vt-chart"') == 1 and 'id="vt-legend"' in text, "chart and legend elements")
+    stacks(d)
+
+
+def stacks(d):
+    """The top sites at the sampled moments: each bucket's highest and lowest moment is a
+    state whose rows and rest add up to that bucket's max and min."""
+    st = d.get("stacks")
+    check(st is not None, "the timeline has the top sites at its moments")
+    if st is None:
+        return
+    n, ns = d["n"], len(st["total"])
+    check(len(st["bmax"]) == n and len(st["bmin"]) == n and len(d["tmin"]) == n, "a state per bucket's max and min")
+    check(len(st["first"]) == ns + 1 and st["first"][-1] == len(st["r"]) and ns <= 2 * n,
+          "%d states (at most twice the buckets), %d rows" % (ns, len(st["r"])))
+    rows = [st["rows"][i:i + 4] for i in range(0, len(st["rows"]), 4)]
+    sums, sizes, order = [], [], []
+    for k in range(ns):
+        mine = [rows[i] for i in st["r"][st["first"][k]:st["first"][k + 1]]]
+        sums.append(sum(r[2] for r in mine) + st["restBytes"][k])
+        sizes.append(len(mine) <= st["top"] and (st["restSites"][k] == 0 or len(mine) == st["top"]))
+        order.append(all(mine[i][2] >= mine[i + 1][2] for i in range(len(mine) - 1)) and all(r[2] > 0 for r in mine))
+    check(sums == st["total"], "every state's rows and rest add up to its total")
+    check(all(sizes) and all(order), "at most %d rows a state, largest first" % st["top"])
+    check(all(st["total"][st["bmax"][b]] == d["max"][b] and st["total"][st["bmin"][b]] == d["min"][b] for b in range(n)),
+          "the state at each bucket's highest and lowest moment holds its max and min")
+    check(all(0 <= r[0] < len(st["sites"]) and 0 <= r[1] < len(st["cats"]) for r in rows), "rows name known sites and categories")
 
 
 def flame_html(path, rep, args):
