@@ -114,6 +114,7 @@ static int write_header(void)
     h.stack_depth = (uint32_t)vt_g.cfg.depth;
     h.rank = vt_g.cfg.rank;
     h.flags = vt_g.cfg.free_stacks ? VT_HDR_FREE_STACKS : 0;
+    h.arch = VT_ARCH_HOST;
 
     if (vt_out_write(&h, sizeof h)) return -1;
     const char *blobs[3] = { host, exe, cmd };
