@@ -11,9 +11,9 @@
  *     CFA = FP + k         (frame-pointer code, alloca)
  *     CFA = *(FP + k)      (GCC's stack realignment, x86-64 only)
  * with the return address at CFA + r and the caller's FP unchanged, at CFA + b, or at
- * FP + b. (The names below say RSP and RBP for SP and FP.) So the rule of each return address is derived once from .eh_frame (found
- * through .eh_frame_hdr's binary search table) and kept in a lock-free table; a frame
- * then costs a hash probe and two loads.
+ * FP + b. (The names below say RSP and RBP for SP and FP.) So the rule of each return
+ * address is derived once from .eh_frame (found through .eh_frame_hdr's binary search
+ * table) and kept in a lock-free table; a frame then costs a hash probe and two loads.
  *
  * Anything else (signal frames, other DWARF expressions, a CFA in another register,
  * a stack the thread's bounds do not contain) makes vt_unwind return -1, and the
