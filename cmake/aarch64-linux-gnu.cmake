@@ -12,11 +12,6 @@ set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgco
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "")
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-# As Ubuntu 24.04 builds its arm64 packages: return addresses saved on the stack are
-# signed (pointer authentication; QEMU's default CPU signs them), which the recorder's
-# walker must see through (preload/vt_arch.h).
-set(CMAKE_C_FLAGS_INIT "-mbranch-protection=standard")
-set(CMAKE_CXX_FLAGS_INIT "-mbranch-protection=standard")
 # no CUDA compiler: nvcc targets the build machine; the workloads are not cross-built
 set(CMAKE_CUDA_COMPILER OFF CACHE FILEPATH "no nvcc in the aarch64 cross build")
 # Programs the build runs as tests get this prefix (ctest adds it to target commands;

@@ -44,7 +44,7 @@ typedef struct {
     uint8_t kind, rbp_rule;
     int16_t ra_off;
     int32_t cfa_off;
-    int32_t rbp_off;
+    int32_t rbp_off;        /* the caller's RBP (rbp_rule B_CFA, B_RBP), from ra_off */
 } vt_rule;
 
 #define VT_RULES_CAP (1u << 16)
@@ -55,7 +55,7 @@ typedef struct {
     _Atomic uint64_t key;   /* return address; 0 = empty */
     int32_t cfa_off;
     int16_t ra_off;
-    int8_t  rbp_off8;       /* rbp_off / 8 */
+    int8_t  rbp_off8;       /* rbp_off / 8: the caller's RBP at ra_off + 8 * rbp_off8 */
     uint8_t kind_rbp;       /* kind | rbp_rule << 4 */
 } vt_rule_ent;
 
@@ -470,14 +470,18 @@ static vt_rule derive(uintptr_t ip)
     if (run_cfa(&q, f.ins_end, &f, &loc, ip - 1, &s, &init, stack, &sp)) return out;
     if (s.ra_rule == 0) { out.kind = R_END; return out; }
     if (s.ra_rule != 1 || s.rbp_rule < 0 || s.cfa_kind == R_BAD) return out;
+    /* The caller's FP is kept as words from the return address's offset: it sits next to
+     * the return address on both architectures (x86-64 pushes RBP right after it; aarch64
+     * saves x29 and x30 as a pair, at the bottom of a frame that may be kilobytes deep). */
+    int64_t fp_delta = s.rbp_rule == B_SAME ? 0 : s.rbp_off - s.ra_off;
     if (s.cfa_off < INT32_MIN || s.cfa_off > INT32_MAX || s.ra_off < INT16_MIN || s.ra_off > INT16_MAX
-        || s.rbp_off < -1024 || s.rbp_off > 1016 || (s.rbp_off & 7))
+        || fp_delta < -1024 || fp_delta > 1016 || (fp_delta & 7))
         return out;
     out.kind = (uint8_t)s.cfa_kind;
     out.cfa_off = (int32_t)s.cfa_off;
     out.ra_off = (int16_t)s.ra_off;
     out.rbp_rule = (uint8_t)s.rbp_rule;
-    out.rbp_off = (int32_t)s.rbp_off;
+    out.rbp_off = (int32_t)fp_delta;
     return out;
 }
 
@@ -647,7 +651,7 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
         uintptr_t rbp_at = 0;
         if (brule != B_SAME) {
             if (brule == B_RBP) USE_RBP();
-            rbp_at = (brule == B_CFA ? cfa : rbp) + (intptr_t)e->rbp_off8 * 8;
+            rbp_at = (brule == B_CFA ? cfa : rbp) + (intptr_t)e->ra_off + (intptr_t)e->rbp_off8 * 8;
             if (!STACK_WORD(rbp_at)) break;
         }
         if (!STACK_WORD(ra_at)) break;

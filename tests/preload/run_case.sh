@@ -70,11 +70,13 @@ bad() { say "FAIL: $*"; fail=1; }
 case $output in /*) out=$output ;; *) out=$dir/$output ;; esac
 
 # The environment of the run, written as a script so that every value stays one word.
+pre_var=LD_PRELOAD
+[ -z "${VT_EMU:-}" ] || pre_var=VT_EMU_PRELOAD
 {
     echo "export LD_LIBRARY_PATH='$fakedir'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
     echo "export TP_EXPECT_DIR='$dir'"
     if [ $untraced = 0 ]; then
-        echo "export ${VT_EMU:+VT_EMU_}LD_PRELOAD='$preload'"
+        echo "export $pre_var='$preload'"
         echo "export VRAMTRACE_OUTPUT='$out'"
     fi
     echo "$envs" | while IFS= read -r kv; do
