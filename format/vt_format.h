@@ -40,8 +40,9 @@ typedef struct {
     uint32_t stack_depth;        /* VRAMTRACE_DEPTH in force */
     int32_t  rank;               /* the first of VT_RANK_VARS set, else of VT_LOCAL_RANK_VARS, else -1 */
     uint32_t flags;              /* VT_HDR_* */
-    int32_t  local_rank;         /* the first of VT_LOCAL_RANK_VARS set, when VT_HDR_LOCAL_RANK
+    int16_t  local_rank;         /* the first of VT_LOCAL_RANK_VARS set, when VT_HDR_LOCAL_RANK
                                   * (older writers left 0 here and the flag clear) */
+    uint16_t arch;               /* VT_ARCH_*: the recording process's ELF machine; 0 before it was written */
     /* followed by three blobs, each a uint32 length then bytes (no NUL):
      * hostname, executable path, command line (argv joined by NUL bytes) */
 } vt_file_header;
@@ -54,6 +55,22 @@ typedef struct {
     uint64_t base_time_ns;/* the first timed record's delta counts from here */
 } vt_chunk_header;
 #pragma pack(pop)
+
+/* vt_file_header.arch: the ELF e_machine of the code whose return addresses the stacks
+ * hold. 0 in traces written before the field (all x86-64). */
+#define VT_ARCH_X86_64   62
+#define VT_ARCH_AARCH64  183
+#if defined(__x86_64__)
+#define VT_ARCH_HOST VT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define VT_ARCH_HOST VT_ARCH_AARCH64
+#else
+#define VT_ARCH_HOST 0
+#endif
+static inline const char *vt_arch_name(unsigned arch)
+{
+    return arch == VT_ARCH_X86_64 ? "x86_64" : arch == VT_ARCH_AARCH64 ? "aarch64" : "unknown";
+}
 
 #define VT_HDR_FREE_STACKS  0x1u   /* free events carry stacks */
 #define VT_HDR_FORK_CHILD   0x2u   /* reserved: never set, fork children do not trace */

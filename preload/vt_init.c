@@ -114,7 +114,9 @@ static int write_header(void)
     h.stack_depth = (uint32_t)vt_g.cfg.depth;
     h.rank = vt_g.cfg.rank;
     h.flags = (vt_g.cfg.free_stacks ? VT_HDR_FREE_STACKS : 0) | VT_HDR_LOCAL_RANK;
-    h.local_rank = vt_g.cfg.local_rank;
+    /* a rank on one node fits 16 bits; a value that does not is no rank we can name */
+    h.local_rank = (int16_t)(vt_g.cfg.local_rank >= -1 && vt_g.cfg.local_rank <= INT16_MAX ? vt_g.cfg.local_rank : -1);
+    h.arch = VT_ARCH_HOST;
 
     if (vt_out_write(&h, sizeof h)) return -1;
     const char *blobs[3] = { host, exe, cmd };

@@ -5,9 +5,10 @@
  * Finding the interpreter: nothing is linked. The first event of the process (and the
  * writer, whenever the set of loaded objects changes) looks the C API up with dlsym in
  * the global scope: a python executable exports it (static builds), or its libpython
- * does. The version comes from Py_GetVersion(); 3.9 to 3.13 are known, in their usual
- * builds (x86-64, GIL, no Py_TRACE_REFS). Anything else, and free-threaded builds, get
- * no Python frames (one line with VRAMTRACE_DEBUG=1).
+ * does. The layout comes from the interpreter's own _Py_DebugOffsets (3.13, 3.14:
+ * vt_pyoffsets.c), else from the table's row for the version Py_GetVersion() reports
+ * (3.9 to 3.12), in their usual builds (64-bit, GIL, no Py_TRACE_REFS). Anything else,
+ * and free-threaded builds, get no Python frames and one warning on stderr.
  *
  * Which frames: those of the allocating thread's own Python thread state (the one
  * PyGILState_GetThisThreadState finds in thread-specific storage; none for a thread
@@ -29,7 +30,9 @@
  *   3.11       tstate->cframe->current_frame, a chain of _PyInterpreterFrame (previous,
  *              f_code, prev_instr, is_entry, owner);
  *   3.12       the same, with shim frames (owner FRAME_OWNED_BY_CSTACK) between calls;
- *   3.13       tstate->current_frame, f_executable, instr_ptr.
+ *   3.13       tstate->current_frame, f_executable, instr_ptr;
+ *   3.14       the same, f_executable a tagged _PyStackRef, the entry frame owned by
+ *              FRAME_OWNED_BY_INTERPRETER (3, what CSTACK was before).
  * Frames still being set up (3.11+: before their first traceable instruction) are
  * skipped, and every code pointer is checked to be a code object (its type is
  * PyCode_Type) before anything else of it is read.
@@ -63,6 +66,7 @@
 #include "vt_format.h"
 #include "vt_global.h"
 #include "vt_pylayout.h"
+#include "vt_pyoffsets.h"
 #include "vt_side.h"
 #include "vt_stats.h"
 #include "vt_str.h"
@@ -87,6 +91,8 @@ static struct {
     const void *code_type;                /* &PyCode_Type */
     const void *str_type;                 /* &PyUnicode_Type */
     uintptr_t eval_lo, eval_hi;           /* _PyEval_EvalFrameDefault (3.9) */
+    vt_pylayout own;                      /* from _Py_DebugOffsets (3.13+) */
+    int from_offsets;
 } vt_api;
 
 _Atomic int vt_py_found;
@@ -99,6 +105,34 @@ static void *sym(const char *name)
     return vt_real_dlsym(RTLD_DEFAULT, name);
 }
 
+/* The layout of this interpreter: its own _Py_DebugOffsets when it publishes them (3.13+),
+ * else the table's row for the version Py_GetVersion() reports (3.9-3.12). *why says
+ * what was wrong when there is none. */
+static int pick_layout(const char *ver, int *minor, const char **why)
+{
+    int major = 0;
+    if (!ver || sscanf(ver, "%d.%d", &major, minor) != 2) major = *minor = -1;
+    if (strstr(ver ? ver : "", "free-threading")) { *why = "a free-threaded build"; return -1; }
+    const unsigned char *rt = sym("_PyRuntime");
+    if (rt) {
+        /* _PyRuntimeState is tens of KiB: its first 1 KiB is readable */
+        int ominor;
+        int rc = vt_pyoffsets_layout(rt, 1024, &vt_api.own, &ominor);
+        if (rc == VT_PYOFF_OK && ominor == *minor) {
+            vt_api.L = &vt_api.own;
+            vt_api.from_offsets = 1;
+            return 0;
+        }
+        if (rc == VT_PYOFF_FREE_THREADED) { *why = "a free-threaded build"; return -1; }
+        if (rc == VT_PYOFF_BAD) { *why = "its _Py_DebugOffsets hold values no build with a GIL has"; return -1; }
+        if (rc != VT_PYOFF_NONE) { *why = "a version this vramtrace does not know"; return -1; }
+    }
+    for (size_t i = 0; i < sizeof vt_pylayouts / sizeof vt_pylayouts[0]; i++)
+        if (major == 3 && vt_pylayouts[i].minor == *minor) vt_api.L = &vt_pylayouts[i];
+    if (!vt_api.L) { *why = "a version this vramtrace does not know"; return -1; }
+    return 0;
+}
+
 void vt_py_try_init(void)
 {
     if (!vt_g.cfg.python || vt_g.cfg.depth <= 0) return;
@@ -108,13 +142,14 @@ void vt_py_try_init(void)
     const char *(*get_version)(void) = (const char *(*)(void))sym("Py_GetVersion");
     if (!get_version) goto out;  /* no interpreter (yet) */
     const char *ver = get_version();
-    int major = 0, minor = 0;
-    if (!ver || sscanf(ver, "%d.%d", &major, &minor) != 2) minor = -1;
-    const vt_pylayout *L = NULL;
-    for (size_t i = 0; i < sizeof vt_pylayouts / sizeof vt_pylayouts[0]; i++)
-        if (major == 3 && vt_pylayouts[i].minor == minor) L = &vt_pylayouts[i];
-    if (!L || strstr(ver, "free-threading")) {
-        if (vt_g.cfg.debug) vt_warn("Python %.40s: no Python frames (versions 3.9 to 3.13 with a GIL are known)", ver ? ver : "?");
+    int minor = -1;
+    const char *why = "";
+    if (pick_layout(ver, &minor, &why)) {
+        /* Not only under VRAMTRACE_DEBUG: a user who expects Python lines must learn why
+         * there are none. Once per process (refused for good). */
+        vt_warn("Python %.*s (%s): no Python frames in the stacks (vramtrace reads CPython 3.9 to 3.14 "
+                "with a GIL); everything else is recorded", ver ? (int)strcspn(ver, " \n") : 1, ver ? ver : "?", why);
+        vt_api.L = NULL;
         atomic_store(&vt_py_refused, 1);
         goto out;
     }
@@ -135,11 +170,15 @@ void vt_py_try_init(void)
     dlerror();
     if (!vt_api.is_initialized || !vt_api.this_thread_state || !vt_api.addr2line || !vt_api.code_type ||
         !vt_api.str_type || (minor == 9 && !vt_api.eval_hi)) {
-        if (vt_g.cfg.debug) vt_warn("Python %d.%d: part of the C API is missing; no Python frames", major, minor);
+        vt_warn("Python %.*s: part of its C API is missing from the process; no Python frames",
+                (int)strcspn(ver, " \n"), ver);
+        vt_api.L = NULL;
         atomic_store(&vt_py_refused, 1);
         goto out;
     }
-    vt_api.L = L;
+    if (vt_g.cfg.debug)
+        vt_warn("Python %d.%d: frame layout from %s", 3, minor,
+                vt_api.from_offsets ? "its _Py_DebugOffsets" : "vramtrace's table");
     atomic_store_explicit(&vt_py_found, 1, memory_order_release);
 out:
     pthread_mutex_unlock(&vt_py_init_mu);
@@ -446,10 +485,13 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     const int lastn = pl ? pl->n : 0;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
-        if (minor >= 12 && owner == VT_PY_OWNED_CSTACK) {
-            close_group(ps, (uintptr_t)f);  /* the shim is a local of its C call */
+        if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
+            /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
+             * 3.14 FRAME_OWNED_BY_INTERPRETER (3; its CSTACK, 4, is assigned nowhere) */
+            close_group(ps, (uintptr_t)f);
         } else {
-            PyObj *code = field(f, o_code);
+            /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
+            PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
             const char *instr = (const char *)field(f, o_instr);
             int k = ps->n;
             if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
@@ -489,7 +531,7 @@ int vt_py_capture(vt_pystack *ps)
     case 9: case 10: walk_objects(L, ts, ps, pl); break;
     case 11: walk_frames(L, ts, ps, pl, 11); break;
     case 12: walk_frames(L, ts, ps, pl, 12); break;
-    default: walk_frames(L, ts, ps, pl, 13); break;
+    default: walk_frames(L, ts, ps, pl, 13); break;  /* 3.13, 3.14 */
     }
     if (pl) pl->n = ps->n;
     return ps->n;

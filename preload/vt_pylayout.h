@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* vt_pylayout.h - where CPython keeps what vt_py.c reads, per minor version (x86-64,
+/* vt_pylayout.h - where CPython keeps what vt_py.c reads, per minor version (64-bit
+ * Linux: x86-64 and aarch64 lay these structs out alike;
  * release builds with a GIL, no Py_TRACE_REFS). Measured with offsetof() against each
  * version's own headers (Include/internal with Py_BUILD_CORE); tests/python/py_layout.c
  * checks this table against the headers of every interpreter it finds. Internal

@@ -31,6 +31,7 @@
 #include <libunwind.h>
 
 #include "vt_stack.h"
+#include "vt_arch.h"
 #include "vt_config.h"
 #include "vt_format.h"
 #include "vt_global.h"
@@ -418,7 +419,11 @@ uint32_t vt_stack_capture(void)
     if (VT_UNLIKELY(n < 0)) {
         m = NULL;
         if (more) n = unwind_slow(buf, spbuf, depth + VT_SKIP_MAX);
-        else { n = unw_backtrace(buf, depth + VT_SKIP_MAX); sps = NULL; }
+        else {
+            n = unw_backtrace(buf, depth + VT_SKIP_MAX);
+            for (int i = 0; i < n; i++) buf[i] = (void *)vt_arch_backtrace_ip((uintptr_t)buf[i]);
+            sps = NULL;
+        }
     }
     int s = 0;
     while (s < n && vt_is_self((uintptr_t)buf[s])) s++;

@@ -1,26 +1,30 @@
 // SPDX-License-Identifier: MIT
-/* vt_unwind.c - a fast x86-64 stack walker: DWARF CFI rules cached per return address.
+/* vt_unwind.c - a fast stack walker: DWARF CFI rules cached per return address (x86-64
+ * and aarch64; the registers and the return-address form come from vt_arch.h).
  *
  * Why not only libunwind: its cached fast path (unw_backtrace) measured ~3,100
  * instructions per 40-frame stack here (callgrind, tests/bench/bench_alloc at depth
  * 32), which alone is several times the recorder's whole budget per allocation.
- * Nearly every frame of a real stack obeys one of three rules:
- *     CFA = RSP + k        (frame-pointer-less code)
- *     CFA = RBP + k        (frame-pointer code, alloca)
- *     CFA = *(RBP + k)     (GCC's stack realignment)
- * with the return address at CFA + r and the caller's RBP unchanged, at CFA + b, or at
- * RBP + b. So the rule of each return address is derived once from .eh_frame (found
- * through .eh_frame_hdr's binary search table) and kept in a lock-free table; a frame
- * then costs a hash probe and two loads.
+ * Nearly every frame of a real stack obeys one of three rules (FP, SP: RBP, RSP on
+ * x86-64; x29, sp on aarch64, where the return address is x30's saved value):
+ *     CFA = SP + k         (frame-pointer-less code)
+ *     CFA = FP + k         (frame-pointer code, alloca)
+ *     CFA = *(FP + k)      (GCC's stack realignment, x86-64 only)
+ * with the return address at CFA + r and the caller's FP unchanged, at CFA + b, or at
+ * FP + b. (The names below say RSP and RBP for SP and FP.) So the rule of each return
+ * address is derived once from .eh_frame (found through .eh_frame_hdr's binary search
+ * table) and kept in a lock-free table; a frame then costs a hash probe and two loads.
  *
  * Anything else (signal frames, other DWARF expressions, a CFA in another register,
  * a stack the thread's bounds do not contain) makes vt_unwind return -1, and the
  * caller falls back to libunwind for that stack. A return address with no FDE at all
- * (JIT code) is walked by the frame-pointer chain if RBP looks like one, else the walk
+ * (JIT code) is walked by the frame-pointer chain if RBP looks like one (a frame record
+ * {caller's FP, return address} at FP on both architectures), else the walk
  * stops there. Every stack read is checked against the thread's stack bounds, every
  * .eh_frame read against the object's mapping, so a wrong rule ends a walk instead of
  * faulting. */
 #include "vt_unwind.h"
+#include "vt_arch.h"
 #include "vt_dlsym.h"
 #include "vt_global.h"
 #include "vt_memo.h"
@@ -40,7 +44,7 @@ typedef struct {
     uint8_t kind, rbp_rule;
     int16_t ra_off;
     int32_t cfa_off;
-    int32_t rbp_off;
+    int32_t rbp_off;        /* the caller's RBP (rbp_rule B_CFA, B_RBP), from ra_off */
 } vt_rule;
 
 #define VT_RULES_CAP (1u << 16)
@@ -51,7 +55,7 @@ typedef struct {
     _Atomic uint64_t key;   /* return address; 0 = empty */
     int32_t cfa_off;
     int16_t ra_off;
-    int8_t  rbp_off8;       /* rbp_off / 8 */
+    int8_t  rbp_off8;       /* rbp_off / 8: the caller's RBP at ra_off + 8 * rbp_off8 */
     uint8_t kind_rbp;       /* kind | rbp_rule << 4 */
 } vt_rule_ent;
 
@@ -299,7 +303,9 @@ static int find_fde(uintptr_t pc, vt_fde *out)
 /* ------------------------------------------------------------------------ *
  *  Running the CFA program up to pc
  * ------------------------------------------------------------------------ */
-enum { REG_RBP = 6, REG_RSP = 7 };
+enum { REG_RBP = VT_DW_FP, REG_RSP = VT_DW_SP };
+/* DW_OP_breg<FP> */
+#define OP_BREG_FP (0x70 + VT_DW_FP)
 
 typedef struct {
     int cfa_kind;          /* R_RSP, R_RBP, R_DEREF_RBP, R_BAD */
@@ -367,19 +373,19 @@ static int run_cfa(rd *r, const uint8_t *end, const vt_fde *f, uintptr_t *loc, u
             s->cfa_kind = reg == REG_RSP ? R_RSP : reg == REG_RBP ? R_RBP : R_BAD;
             break;
         case 0x0e: s->cfa_off = (int64_t)uleb(r); break;
-        case 0x0f: {  /* def_cfa_expression: only DW_OP_breg6 k; DW_OP_deref */
+        case 0x0f: {  /* def_cfa_expression: only DW_OP_breg<FP> k; DW_OP_deref */
             uint64_t len = uleb(r);
             const uint8_t *e = r->p;
             rd x = { e, r->lo, r->hi, 0 };
             r->p += len;
             s->cfa_kind = R_BAD;
-            if (u8(&x) == 0x76) {
+            if (VT_ARCH_CFA_DEREF && u8(&x) == OP_BREG_FP) {
                 int64_t k = sleb(&x);
                 if (u8(&x) == 0x06 && x.p == e + len && !x.bad) { s->cfa_kind = R_DEREF_RBP; s->cfa_off = k; }
             }
             break;
         }
-        case 0x10: {  /* expression: only RBP saved at DW_OP_breg6 k */
+        case 0x10: {  /* expression: only FP saved at DW_OP_breg<FP> k */
             reg = uleb(r);
             uint64_t len = uleb(r);
             const uint8_t *e = r->p;
@@ -387,7 +393,7 @@ static int run_cfa(rd *r, const uint8_t *end, const vt_fde *f, uintptr_t *loc, u
             r->p += len;
             if (reg == REG_RBP) {
                 s->rbp_rule = -1;
-                if (u8(&x) == 0x76) {
+                if (u8(&x) == OP_BREG_FP) {
                     int64_t k = sleb(&x);
                     if (x.p == e + len && !x.bad) { s->rbp_rule = B_RBP; s->rbp_off = k; }
                 }
@@ -417,6 +423,9 @@ static int run_cfa(rd *r, const uint8_t *end, const vt_fde *f, uintptr_t *loc, u
             break;
         }
         case 0x2e: (void)uleb(r); break;  /* GNU_args_size */
+#ifdef VT_DW_CFA_NEGATE_RA_STATE
+        case VT_DW_CFA_NEGATE_RA_STATE: break;  /* signed or not, vt_arch_code strips it */
+#endif
         case 0x2f:                          /* GNU_negative_offset_extended */
             reg = uleb(r); off = (uint64_t)-(int64_t)uleb(r);
             goto set_offset;
@@ -449,7 +458,7 @@ static vt_rule derive(uintptr_t ip)
     vt_fde f;
     memset(&f, 0, sizeof f);
     if (find_fde(ip - 1, &f)) { out.kind = R_NOFDE; return out; }
-    if (f.signal || f.ra_reg != 16) return out;
+    if (f.signal || f.ra_reg != VT_DW_RA) return out;
     vt_state s = { R_BAD, 0, B_SAME, 0, -1, 0 }, init, stack[8];
     int sp = 0;
     uintptr_t loc = f.pc_begin;
@@ -461,14 +470,18 @@ static vt_rule derive(uintptr_t ip)
     if (run_cfa(&q, f.ins_end, &f, &loc, ip - 1, &s, &init, stack, &sp)) return out;
     if (s.ra_rule == 0) { out.kind = R_END; return out; }
     if (s.ra_rule != 1 || s.rbp_rule < 0 || s.cfa_kind == R_BAD) return out;
+    /* The caller's FP is kept as words from the return address's offset: it sits next to
+     * the return address on both architectures (x86-64 pushes RBP right after it; aarch64
+     * saves x29 and x30 as a pair, at the bottom of a frame that may be kilobytes deep). */
+    int64_t fp_delta = s.rbp_rule == B_SAME ? 0 : s.rbp_off - s.ra_off;
     if (s.cfa_off < INT32_MIN || s.cfa_off > INT32_MAX || s.ra_off < INT16_MIN || s.ra_off > INT16_MAX
-        || s.rbp_off < -1024 || s.rbp_off > 1016 || (s.rbp_off & 7))
+        || fp_delta < -1024 || fp_delta > 1016 || (fp_delta & 7))
         return out;
     out.kind = (uint8_t)s.cfa_kind;
     out.cfa_off = (int32_t)s.cfa_off;
     out.ra_off = (int16_t)s.ra_off;
     out.rbp_rule = (uint8_t)s.rbp_rule;
-    out.rbp_off = (int32_t)s.rbp_off;
+    out.rbp_off = (int32_t)fp_delta;
     return out;
 }
 
@@ -560,9 +573,17 @@ static uintptr_t stack_hi(uintptr_t rsp)
  * when the memo knows the walk; else logs the words the walk reads for it. */
 __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit)
 {
+    /* This function keeps a frame pointer (built with -fno-omit-frame-pointer): its frame
+     * record holds the caller's FP. Its CFA is the caller's SP at the call: on x86-64 just
+     * above the record (saved RBP, return address); on aarch64 the record sits at the
+     * bottom of the frame, so the compiler says where the CFA is. */
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t ip = (uintptr_t)__builtin_return_address(0);
+    uintptr_t ip = vt_arch_code((uintptr_t)__builtin_return_address(0));
+#if defined(__x86_64__)
     uintptr_t rsp = fp + 16;
+#else
+    uintptr_t rsp = (uintptr_t)__builtin_dwarf_cfa();
+#endif
     uintptr_t rbp = *(uintptr_t *)fp;
     uintptr_t lo = rsp, hi = stack_hi(rsp);
     if (!hi || rsp >= hi || !vt_rules) return -1;  /* an alternate stack: let libunwind try */
@@ -615,6 +636,7 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
             if (rbp < rsp || !STACK_WORD(rbp) || !STACK_WORD(rbp + 8)) break;
             uintptr_t b = rbp;
             READ(ip, b + 8);
+            ip = vt_arch_code(ip);
             RESTORE_RBP(b);
             rsp = b + 16;
             if (ip < 4096) break;
@@ -629,11 +651,12 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
         uintptr_t rbp_at = 0;
         if (brule != B_SAME) {
             if (brule == B_RBP) USE_RBP();
-            rbp_at = (brule == B_CFA ? cfa : rbp) + (intptr_t)e->rbp_off8 * 8;
+            rbp_at = (brule == B_CFA ? cfa : rbp) + (intptr_t)e->ra_off + (intptr_t)e->rbp_off8 * 8;
             if (!STACK_WORD(rbp_at)) break;
         }
         if (!STACK_WORD(ra_at)) break;
         READ(ip, ra_at);
+        ip = vt_arch_code(ip);
         rsp = cfa;
         if (rbp_at) RESTORE_RBP(rbp_at);
         if (ip < 4096) break;

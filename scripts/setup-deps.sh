@@ -16,12 +16,23 @@ pkgs+=(chromium chromium-driver)
 # finds the .deb's dependencies, patchelf and python3-venv make and try the Python wheel
 pkgs+=(groff-base dpkg-dev patchelf python3-venv)
 if [ "${VT_WITH_HEAPTRACK:-0}" = 1 ]; then pkgs+=(heaptrack time); fi
+# VT_WITH_AARCH64=1 (scripts/test-aarch64.sh, CI): the aarch64 cross build and qemu-user to
+# run its tests (docs/design-recorder.md, "Architectures"). The arm64 libraries come
+# through Debian's multiarch, so arm64 is added to dpkg's architectures first (once).
+if [ "${VT_WITH_AARCH64:-0}" = 1 ]; then
+  pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libc6-dev:arm64 libzstd-dev:arm64
+         libunwind-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+if [ "${VT_WITH_AARCH64:-0}" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "setup-deps: adding the arm64 architecture (multiarch)" >&2
+  $sudo dpkg --add-architecture arm64
+fi
 if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   echo "setup-deps: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

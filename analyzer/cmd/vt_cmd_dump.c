@@ -4,6 +4,7 @@
 #include "vt_cmds.h"
 
 #include "vt_args.h"
+#include "vt_format.h"
 #include "vt_names.h"
 #include "vt_reader.h"
 #include "vt_show.h"
@@ -205,7 +206,9 @@ int vt_cmd_dump(int argc, char **argv)
     printf("header version=%u.%u header_size=%u pid=%u ppid=%u rank=%d", h->version_major, h->version_minor,
            h->header_size, h->pid, h->ppid, h->rank);
     if (h->flags & VT_HDR_LOCAL_RANK) printf(" local_rank=%d", h->local_rank);
-    printf(" stack_depth=%u flags=0x%x\n", h->stack_depth, h->flags);
+    printf(" stack_depth=%u flags=0x%x", h->stack_depth, h->flags);
+    if (h->arch) printf(" arch=%s", vt_arch_name(h->arch)); /* 0: written before the field */
+    putchar('\n');
     printf("header start_realtime_ns=%" PRIu64 " start_monotonic_ns=%" PRIu64 "\n", h->start_realtime_ns,
            h->start_monotonic_ns);
     printf("header");

@@ -9,17 +9,21 @@
 # randomization off so that return addresses repeat, is recorded once with the memo and
 # once with VRAMTRACE_LIBUNWIND=1 (no memo, no cached walker): the stack trees and the
 # stack of every allocation must be the same, and the memo run must have hit and reset.
+# VT_EMU (cross builds: tests/aarch64/qemu-run.sh) runs the programs.
 set -eu
 cli=$1 lib=$2 bench=$3 fakedir=$4
+emu=${VT_EMU:-}
+pre=LD_PRELOAD
+[ -z "$emu" ] || pre=VT_EMU_PRELOAD
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt-memo.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 norand() { setarch "$(uname -m)" -R "$@"; }
 norand true 2> /dev/null || { echo "memo_check: setarch -R does not work here: skipped"; exit 77; }
 run() { # NAME ENV...: one recorded run
     name=$1; shift
-    norand env "$@" LD_LIBRARY_PATH="$fakedir" LD_PRELOAD="$lib" VRAMTRACE_STATS=1 \
-        VRAMTRACE_OUTPUT="$W/$name.vtrace" "$bench" -b 4 -d 40 -n 24576 -w 4096 > "$W/$name.out" 2> "$W/$name.err"
-    "$cli" dump "$W/$name.vtrace" > "$W/$name.dump"
+    norand env "$@" LD_LIBRARY_PATH="$fakedir" $pre="$lib" VRAMTRACE_STATS=1 \
+        VRAMTRACE_OUTPUT="$W/$name.vtrace" $emu "$bench" -b 4 -d 40 -n 24576 -w 4096 > "$W/$name.out" 2> "$W/$name.err"
+    $emu "$cli" dump "$W/$name.vtrace" > "$W/$name.dump"
     # the stack tree, and each allocation's stack in order (times and ids of threads vary)
     grep '^stack ' "$W/$name.dump" > "$W/$name.stacks"
     sed -n 's/^alloc .* size=\([0-9]*\) .*stack=\([0-9]*\) .*/\1 \2/p' "$W/$name.dump" > "$W/$name.allocs"

@@ -1078,12 +1078,13 @@ void vt_gen_rank(const char *path, unsigned rank)
                    sizeof argv_train, 0, 0, 64 };
     begin(path, &o);
     /* the header's rank and local rank, as the recorder writes them */
-    int32_t rk = (int32_t)rank, local = (int32_t)(rank % 2);
+    int32_t rk = (int32_t)rank;
+    int16_t local = (int16_t)(rank % 2);
     uint32_t flags = VT_HDR_LOCAL_RANK;
     long here = ftell(out);
     if (fseek(out, (long)offsetof(vt_file_header, rank), SEEK_SET) || fwrite(&rk, 4, 1, out) != 1 ||
         fseek(out, (long)offsetof(vt_file_header, flags), SEEK_SET) || fwrite(&flags, 4, 1, out) != 1 ||
-        fseek(out, (long)offsetof(vt_file_header, local_rank), SEEK_SET) || fwrite(&local, 4, 1, out) != 1 ||
+        fseek(out, (long)offsetof(vt_file_header, local_rank), SEEK_SET) || fwrite(&local, 2, 1, out) != 1 ||
         fseek(out, here, SEEK_SET))
         die("write header");
     nnodes = 0;

@@ -25,6 +25,10 @@
 #
 # Every traced process of the program writes DIR/NAME/<pid>.expect (tp.c) naming the
 # trace it must have produced; each is verified, and no other trace file may exist.
+#
+# VT_EMU (cross builds: tests/aarch64/qemu-run.sh) runs the program and vt_tracecheck;
+# the recorder then goes to the program as VT_EMU_PRELOAD, which the emulator hands to
+# the guest as its LD_PRELOAD.
 set -u
 
 name=$1; shift
@@ -66,11 +70,13 @@ bad() { say "FAIL: $*"; fail=1; }
 case $output in /*) out=$output ;; *) out=$dir/$output ;; esac
 
 # The environment of the run, written as a script so that every value stays one word.
+pre_var=LD_PRELOAD
+[ -z "${VT_EMU:-}" ] || pre_var=VT_EMU_PRELOAD
 {
     echo "export LD_LIBRARY_PATH='$fakedir'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
     echo "export TP_EXPECT_DIR='$dir'"
     if [ $untraced = 0 ]; then
-        echo "export LD_PRELOAD='$preload'"
+        echo "export $pre_var='$preload'"
         echo "export VRAMTRACE_OUTPUT='$out'"
     fi
     echo "$envs" | while IFS= read -r kv; do
@@ -80,7 +86,8 @@ case $output in /*) out=$output ;; *) out=$dir/$output ;; esac
 [ -n "$envs" ] && say "env:$(echo "$envs" | tr '\n' ' ')"
 
 # Run in a subshell, in the case folder; stdout and stderr kept apart.
-( cd "$dir" && . ./env.sh && exec "$@" ) > "$dir/stdout.txt" 2> "$dir/stderr.txt"
+# shellcheck disable=SC2086
+( cd "$dir" && . ./env.sh && exec ${VT_EMU:-} "$@" ) > "$dir/stdout.txt" 2> "$dir/stderr.txt"
 rc=$?
 
 if [ -n "$sig_want" ]; then
@@ -127,7 +134,7 @@ else
         [ $verify = 1 ] || continue
         say "verify ${e##*/} -> ${t##*/}"
         # shellcheck disable=SC2086
-        "$tools/vt_tracecheck" verify $check "$e" "$t" || bad "vt_tracecheck verify $check ${e##*/} ${t##*/}"
+        ${VT_EMU:-} "$tools/vt_tracecheck" verify $check "$e" "$t" || bad "vt_tracecheck verify $check ${e##*/} ${t##*/}"
     done
     [ $nexp -gt 0 ] || bad "the program wrote no expect file"
 fi

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Checks the trace of py_frames.py (see its docstring for the cases).
 
-    check_frames.py VRAMTRACE TRACE PY_FRAMES_SOURCE [--none]
+    check_frames.py VRAMTRACE TRACE PY_FRAMES_SOURCE [--none [--warned]]
 """
 import os
 import sys
@@ -20,6 +20,11 @@ if "--none" in sys.argv[4:]:
     # allocation was recorded, and no stack has a Python frame.
     check(len(t.allocs) == 11, "%d allocations (want 11)" % len(t.allocs))
     check(not t.pyframes, "%d PYFRAME records (want none)" % len(t.pyframes))
+    if "--warned" in sys.argv[4:]:
+        # a Python the recorder cannot read: it says so, once
+        with open(os.path.join(os.path.dirname(trace), "stderr.txt")) as f:
+            lines = [l for l in f.read().splitlines() if l.strip()]
+        check(len(lines) == 1 and "no Python frames" in lines[0], "stderr (want one warning): %s" % lines)
     vtcheck.done("check_frames --none")
 
 

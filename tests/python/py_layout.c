@@ -15,8 +15,12 @@
 #include "internal/pycore_code.h"
 #include "internal/pycore_frame.h"
 #endif
+#if PY_VERSION_HEX >= 0x030d0000
+#include "internal/pycore_runtime.h"
+#endif
 
 #include "vt_pylayout.h"
+#include "vt_pyoffsets.h"
 
 static int bad;
 
@@ -87,6 +91,42 @@ int main(void)
     eq("PyCodeObject._co_firsttraceable", L->co_firsttraceable, offsetof(PyCodeObject, _co_firsttraceable));
     eq("PyCodeObject.co_qualname", L->co_qualname, offsetof(PyCodeObject, co_qualname));
     eq("sizeof(_Py_CODEUNIT)", 2, sizeof(_Py_CODEUNIT));
+    /* what vt_pyoffsets.c assumes of the fields _Py_DebugOffsets does not publish */
+    eq("co_code_adaptive - _co_firsttraceable", 16,
+       offsetof(PyCodeObject, co_code_adaptive) - offsetof(PyCodeObject, _co_firsttraceable));
+#endif
+#if PY_VERSION_HEX >= 0x030c0000
+    eq("sizeof(PyCompactUnicodeObject) - sizeof(PyASCIIObject)", 16,
+       sizeof(PyCompactUnicodeObject) - sizeof(PyASCIIObject));
+#endif
+#if PY_VERSION_HEX >= 0x030d0000
+    /* vt_pyoffsets.h's slot of each field it reads, against this version's struct */
+    const vt_pyoff_slots *S = NULL;
+    for (size_t i = 0; i < sizeof vt_pyoff_versions / sizeof vt_pyoff_versions[0]; i++)
+        if (vt_pyoff_versions[i].minor == PY_MINOR_VERSION) S = &vt_pyoff_versions[i];
+    if (!S) {
+        printf("py_layout: Python %s: vt_pyoffsets.h has no row\n", PY_VERSION);
+        bad = 1;
+    } else {
+#define SLOT(f) ((long)(offsetof(_Py_DebugOffsets, f) - 8) / 8)
+        eq("slot of version", S->version, SLOT(version));
+        eq("slot of free_threaded", S->free_threaded, SLOT(free_threaded));
+        eq("slot of thread_state.current_frame", S->ts_current_frame, SLOT(thread_state.current_frame));
+        eq("slot of interpreter_frame.previous", S->fr_previous, SLOT(interpreter_frame.previous));
+        eq("slot of interpreter_frame.executable", S->fr_executable, SLOT(interpreter_frame.executable));
+        eq("slot of interpreter_frame.instr_ptr", S->fr_instr_ptr, SLOT(interpreter_frame.instr_ptr));
+        eq("slot of interpreter_frame.owner", S->fr_owner, SLOT(interpreter_frame.owner));
+        eq("slot of code_object.filename", S->co_filename, SLOT(code_object.filename));
+        eq("slot of code_object.name", S->co_name, SLOT(code_object.name));
+        eq("slot of code_object.qualname", S->co_qualname, SLOT(code_object.qualname));
+        eq("slot of code_object.firstlineno", S->co_firstlineno, SLOT(code_object.firstlineno));
+        eq("slot of code_object.co_code_adaptive", S->co_code_adaptive, SLOT(code_object.co_code_adaptive));
+        eq("slot of pyobject.ob_type", S->ob_type, SLOT(pyobject.ob_type));
+        eq("slot of unicode_object.state", S->str_state, SLOT(unicode_object.state));
+        eq("slot of unicode_object.length", S->str_length, SLOT(unicode_object.length));
+        eq("slot of unicode_object.asciiobject_size", S->str_ascii_size, SLOT(unicode_object.asciiobject_size));
+#undef SLOT
+    }
 #endif
     eq("PyCodeObject.co_filename", L->co_filename, offsetof(PyCodeObject, co_filename));
     eq("PyCodeObject.co_name", L->co_name, offsetof(PyCodeObject, co_name));

@@ -11,7 +11,8 @@
 #     --no-nvtx         do not set NVTX_INJECTION64_PATH (LD_PRELOAD mode)
 #     --stderr-any      the program may write to stderr (default: it must not)
 #   In CHECKER's arguments, @TRACE@ and @EXPECT@ stand for the trace and the expect file.
-# Exits 0 when the program exits 0 and the checker passes.
+# Exits 0 when the program exits 0 and the checker passes. VT_EMU (cross builds) runs the
+# program, as tests/preload/run_case.sh says.
 set -u
 export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
 dir=$1; shift
@@ -56,9 +57,11 @@ prog_n=$n
         # shellcheck disable=SC2086
         VRAMTRACE_LIB="$lib" exec "$vramtrace" run $via_run -o "$trace" --no-summary -- "$@"
     fi
-    export LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$trace"
+    if [ -n "${VT_EMU:-}" ]; then export VT_EMU_PRELOAD="$lib"; else export LD_PRELOAD="$lib"; fi
+    export VRAMTRACE_OUTPUT="$trace"
     [ $nvtx = 1 ] && export NVTX_INJECTION64_PATH="$lib"
-    exec "$@"
+    # shellcheck disable=SC2086
+    exec ${VT_EMU:-} "$@"
 ) > "$dir/stdout.txt" 2> "$dir/stderr.txt"
 rc=$?
 cat "$dir/stdout.txt"

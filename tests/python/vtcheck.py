@@ -7,6 +7,7 @@ Frames are innermost first, each a tuple:
     ("py", file, function, line)   ("scope", name)   ("native", address)
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -63,9 +64,15 @@ def fields(line):
     return d
 
 
+def emu():
+    """The emulator the CLI of a cross build runs under (VT_EMU, tests/aarch64)."""
+    e = os.environ.get("VT_EMU", "")
+    return [e] if e else []
+
+
 class Trace:
     def __init__(self, vramtrace, path):
-        out = subprocess.run([vramtrace, "dump", path], check=True, stdout=subprocess.PIPE).stdout
+        out = subprocess.run(emu() + [vramtrace, "dump", path], check=True, stdout=subprocess.PIPE).stdout
         self.strings, self.pyframes, self.nodes, self.threads = {}, {}, {}, {}
         self.allocs = []
         for raw in out.decode("utf-8", "surrogateescape").splitlines():
@@ -112,7 +119,7 @@ def scopes(frames):
 
 
 def sites(vramtrace, path):
-    out = subprocess.run([vramtrace, "report", "--json", "--top", "100000", path], check=True,
+    out = subprocess.run(emu() + [vramtrace, "report", "--json", "--top", "100000", path], check=True,
                          stdout=subprocess.PIPE).stdout
     d = json.loads(out)
     res = []
