@@ -451,6 +451,15 @@ int vt_cmd_forecast(int argc, char **argv)
         printf("  largest %s that fits:", knob);
         for (int i = 0; i < fo.nmem; i++)
             printf("%s %s -> %" PRId64, i ? "," : "", vt_units_size(b1, fo.mem[i]), best[i]);
+        /* A size can stop growing past the runs (a kernel choosing another path at large
+         * sizes: the H200's BERT at batch 512, docs/fit.md); far out, say so. */
+        double far = 0;
+        for (int i = 0; i < fo.nmem; i++)
+            if (tp->x > 0 && (double)best[i] / tp->x > far) far = (double)best[i] / tp->x;
+        for (int i = nruns; i < nshow; i++)
+            if (tp->x > 0 && show[i] / tp->x > far) far = show[i] / tp->x;
+        if (far > 4)
+            printf("\n  (up to %.0fx the largest run, extrapolated: a run nearer the target makes it surer)", far);
         printf("\n\n  %10s  %13s  %14s  %11s  %13s\n", knob, "reserved peak", "allocated peak", "traced peak",
                "with context");
         for (int i = 0; i < nshow; i++)
