@@ -182,9 +182,18 @@ static int trace_load(const char *path, trace_t *t)
  * ------------------------------------------------------------------------ */
 static const char *type_name(unsigned t)
 {
-    static const char *const names[] = { "NONE", "ALLOC", "FREE", "OOM", "VMM", "POOL_TRIM", "STACK", "MODULE",
-        "DEVICE", "DRIVER", "NVML", "NVML_DEVICE", "THREAD", "STRING", "LOOKUP", "LOST", "TRAILER", "PYFRAME", "PAUSE", "ANNOTATE" };
-    return t < sizeof names / sizeof names[0] ? names[t] : "UNKNOWN";
+    /* by the format's numbers, so that a type added out of order keeps its name */
+    static const char *const names[VT_REC_TYPE_MAX] = {
+        [0] = "NONE", [VT_REC_ALLOC] = "ALLOC", [VT_REC_FREE] = "FREE", [VT_REC_OOM] = "OOM",
+        [VT_REC_VMM] = "VMM", [VT_REC_POOL_TRIM] = "POOL_TRIM", [VT_REC_STACK] = "STACK",
+        [VT_REC_MODULE] = "MODULE", [VT_REC_DEVICE] = "DEVICE", [VT_REC_DRIVER] = "DRIVER",
+        [VT_REC_NVML] = "NVML", [VT_REC_NVML_DEVICE] = "NVML_DEVICE", [VT_REC_THREAD] = "THREAD",
+        [VT_REC_STRING] = "STRING", [VT_REC_LOOKUP] = "LOOKUP", [VT_REC_LOST] = "LOST",
+        [VT_REC_TRAILER] = "TRAILER", [VT_REC_PYFRAME] = "PYFRAME", [VT_REC_PAUSE] = "PAUSE",
+        [VT_REC_MARK] = "MARK", [VT_REC_SYMBOL] = "SYMBOL", [VT_REC_ANNOTATE] = "ANNOTATE",
+        [VT_REC_POOL] = "POOL",
+    };
+    return t < VT_REC_TYPE_MAX && names[t] ? names[t] : "UNKNOWN";
 }
 
 static void put_str(FILE *f, const char *s, uint32_t n)
