@@ -313,7 +313,7 @@ int vt_cmd_diff(int argc, char **argv)
             ratio_text(rb, sizeof rb, &sites[i]);
             printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, sites[i].base), vt_units_size(b2, sites[i].new_),
                    vt_units_size_delta(b3, sites[i].delta), rb);
-            vt_show_site(stdout, &an, sites[i].key, &frames, 54);
+            vt_show_row_site(stdout, &an, sites[i].key, &frames, 54);
         }
         if (ngrew > top) printf("    ... %zu more\n", ngrew - (size_t)top);
         if (nshrank) {
@@ -325,7 +325,7 @@ int vt_cmd_diff(int argc, char **argv)
                 ratio_text(rb, sizeof rb, r);
                 printf("    %10s   %10s   %10s  %8s  ", vt_units_size(b1, r->base), vt_units_size(b2, r->new_),
                        vt_units_size_delta(b3, r->delta), rb);
-                vt_show_site(stdout, &an, r->key, &frames, 54);
+                vt_show_row_site(stdout, &an, r->key, &frames, 54);
             }
             if (nshrank > top) printf("    ... %zu more\n", nshrank - (size_t)top);
         }

@@ -91,11 +91,11 @@ static void text_site_rows(const vt_analysis *a, const vt_row *rows, size_t n, u
         if (with_total) {
             printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  ", vt_units_size(b1, r->bytes),
                    pct(r->bytes, whole), r->count, r->nallocs, vt_units_size(b2, r->total_bytes));
-            vt_show_site(stdout, a, r->key, &o->frames, 55);
+            vt_show_row_site(stdout, a, r->key, &o->frames, 55);
         } else {
             printf("    %10s  %6.1f%%  %7" PRIu64 "  ", vt_units_size(b1, r->bytes), pct(r->bytes, whole),
                    r->count);
-            vt_show_site(stdout, a, r->key, &o->frames, 36);
+            vt_show_row_site(stdout, a, r->key, &o->frames, 36);
         }
     }
     if (n > o->top) printf("    ... %zu more sites\n", n - (size_t)o->top);
@@ -143,7 +143,7 @@ static void text_oom(const vt_analysis *a, int ti, const vt_oom *oo, const rep_o
     printf("      live then:\n");
     for (size_t i = 0; i < n && i < o->top && i < 5; i++) {
         printf("        %10s  %6.1f%%  ", vt_units_size(b1, rows[i].bytes), pct(rows[i].bytes, oo->live));
-        vt_show_site(stdout, a, rows[i].key, &o->frames, 29);
+        vt_show_row_site(stdout, a, rows[i].key, &o->frames, 29);
     }
     if (n > 5 && o->top > 5) printf("        ... %zu more sites\n", n - 5);
     free(rows);

@@ -215,7 +215,7 @@ int vt_cmd_top(int argc, char **argv)
                 printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  ", vt_units_size(b1, r->bytes),
                        whole ? 100.0 * (double)r->bytes / (double)whole : 0.0, r->count, r->nallocs,
                        vt_units_size(b2, r->total_bytes));
-                if (by == VT_BY_SITE) vt_show_site(stdout, &an, r->key, &frames, 55);
+                if (by == VT_BY_SITE) vt_show_row_site(stdout, &an, r->key, &frames, 55);
                 else printf("%s\n", vt_row_name(&an, by, r->key));
             }
             if (k > top) printf("    ... %zu more\n", k - (size_t)top);

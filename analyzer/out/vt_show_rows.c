@@ -148,3 +148,9 @@ void vt_show_row_json(vt_json *j, const vt_analysis *a, vt_by by, const vt_row *
     if (by == VT_BY_SITE) vt_show_site_json(j, a, r->key);
     vt_json_end(j);
 }
+
+void vt_show_row_site(FILE *f, const vt_analysis *a, uint32_t key, const vt_frames *fv, int indent)
+{
+    if (key == VT_ROW_IDLE) fputs(VT_ROW_IDLE_NAME ": PyTorch's segments, holding no tensor\n", f);
+    else vt_show_site(f, a, key, fv, indent);
+}
