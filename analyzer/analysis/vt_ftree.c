@@ -2,6 +2,7 @@
 /* vt_ftree.c - the call tree of the sites (flame graphs, folded stacks). */
 #include "vt_ftree.h"
 #include "vt_frame_label.h"
+#include "vt_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,8 @@ int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_la
         uint32_t node = 0;
         t->n[0].value += v;
         if (!s || !s->nframes) {
-            node = child_of(t, 0, NULL, "[no stack]");
+            /* PyTorch's idle segment bytes are no site's: named as the rows name them */
+            node = child_of(t, 0, NULL, e->g[i].g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE_NAME : "[no stack]");
             if (node == NONE) return -1;
             t->n[node].value += v;
             continue;
