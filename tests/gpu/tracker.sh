@@ -61,8 +61,10 @@ if [ -z "${QUICK:-}" ]; then
   run_case bert-bf16 -- --model bert --amp bf16 && checked bert-bf16
   run_case gpt2-fp32 -- --model gpt2 --amp fp32 && checked gpt2-fp32
   PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True run_case bert-fp32-exp -- --model bert --amp fp32 && checked bert-fp32-exp
+  run_case gpt2-compile-default-pt --per-tensor --torch-modules -- --model gpt2 --amp bf16 --compile default
   for mode in default reduce-overhead; do
-    run_case gpt2-compile-$mode --torch-modules -- --model gpt2 --amp bf16 --compile $mode && checked gpt2-compile-$mode
+    pt=(); [ $mode = default ] && pt=(--per-tensor-report "$T/gpt2-compile-default-pt.json")
+    run_case gpt2-compile-$mode --torch-modules -- --model gpt2 --amp bf16 --compile $mode && checked gpt2-compile-$mode "${pt[@]}"
     "$VT" top --by layer --top 8 "$T"/gpt2-compile-$mode.vtrace* > "$T/gpt2-compile-$mode.layers.txt" 2>&1
     echo "== gpt2 compile $mode: top --by layer"; head -14 "$T/gpt2-compile-$mode.layers.txt"
   done

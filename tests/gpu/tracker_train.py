@@ -45,6 +45,9 @@ def main():
     run = model if args.compile == "none" else torch.compile(model, mode=None if args.compile == "default" else args.compile)
     g = torch.Generator(device="cpu").manual_seed(0)
     for _ in range(args.steps):
+        if args.compile == "reduce-overhead":
+            # CUDA graphs reuse their outputs' memory at each replay: a new step must say so
+            torch.compiler.cudagraph_mark_step_begin()
         ids = torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.amp == "bf16"):
             if args.model == "bert":
