@@ -81,7 +81,7 @@ int vt_cat_lifetimes(vt_analysis *a, const vt_cat_opts *o)
     for (int ti = 0; ti < a->n; ti++) {
         vt_trace *t = &a->t[ti];
         t->cat = calloc(1, sizeof *t->cat);
-        if (!t->cat || vt_cat_infer(t->rp, t->cat)) {
+        if (!t->cat || vt_cat_infer(t->rp, t->cat) || vt_cat_odd_collect(t->rp, t->cat)) {
             fprintf(stderr, "vramtrace: out of memory while inferring categories\n");
             return -1;
         }
@@ -120,6 +120,9 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
         vt_replay *rp = t->rp;
         const vt_replay_result *res = vt_replay_result_of(rp);
         if (!t->cat) return -1; /* vt_cat_lifetimes first */
+        /* the categories each group's rule leaves lifetimes to choose from (0: any) */
+        uint16_t *allowed = calloc(res->ngroups ? res->ngroups : 1, sizeof *allowed);
+        if (!allowed) return -1;
         for (size_t gi = 0; gi < res->ngroups; gi++) {
             vt_group *g = &vt_replay_groups_edit(rp)[gi];
             const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
@@ -153,6 +156,7 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cat_how = VT_CAT_HOW_RULE;
             } else if (m.matched) {
                 g->cat_rule = m.section;
+                allowed[gi] = m.ncats > 1 ? m.allowed : 0;
                 if (m.ncats > 1 && inf < VT_CAT_N && (m.allowed & (1u << inf)) &&
                     t->cat->evidence[gi]) {
                     g->cat = (uint8_t)inf;
@@ -177,6 +181,9 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
             }
             if (debug) debug_group(a, ti, gi, g, &m, t->cat);
         }
+        int rc = vt_cat_split(a, ti, allowed);
+        free(allowed);
+        if (rc) return -1;
     }
     vt_rules_forget(a->rules);
     return 0;

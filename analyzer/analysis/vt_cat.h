@@ -46,7 +46,19 @@ typedef struct vt_cat_trace {
     uint64_t window_end;    /* time of the first event past it */
     uint8_t *inferred;      /* per group of the trace: what lifetimes say (vt_cat) */
     uint8_t *evidence;      /* per group: 1 when the window held its allocations */
+    struct vt_cat_odd *odd; /* allocations of the window whose own label is not their
+                             * group's (vt_cat_split.c), in log order */
+    size_t nodd;
 } vt_cat_trace;
+
+/* One allocation that lived as something other than its group (vt_cat_split.c). */
+typedef struct vt_cat_odd {
+    uint64_t time, freed;   /* made, freed (VT_CAT_FREE_NEVER: live at the end) */
+    uint64_t size;
+    uint32_t group;
+    uint32_t part;          /* the group it was moved to + 1 (vt_cat_split), 0: none */
+    uint8_t  cat;           /* its own category */
+} vt_cat_odd;
 
 /* ------------------------------------------------------------------------ *
  *  Sums
@@ -93,6 +105,26 @@ void vt_cat_free(vt_analysis *a);
  * ct->inferred for every group. Returns 0, or -1 when out of memory. */
 int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct);
 void vt_cat_trace_free(vt_cat_trace *ct);
+
+/* What lifetimes say of one allocation of the trace of ct (the table of
+ * docs/categories.md, "Lifetime inference"): made at alloc_time, freed at free_time or
+ * VT_CAT_FREE_NEVER. */
+#define VT_CAT_FREE_NEVER UINT64_MAX
+vt_cat vt_cat_label(const vt_cat_trace *ct, uint64_t alloc_time, uint64_t free_time);
+
+/* After vt_cat_infer, while rp's category log is there: keeps in ct->odd the
+ * allocations of the window whose own label differs from what their group's votes
+ * say (ct->inferred), and is neither `other` nor unknown (freed past the window).
+ * Returns 0, or -1 when out of memory. */
+int vt_cat_odd_collect(const vt_replay *rp, vt_cat_trace *ct);
+
+/* Splits each group of trace ti whose category lifetimes decided, but some of whose
+ * allocations lived as something else (a backward op's output kept as a gradient,
+ * where the same op's outputs of later steps are temporaries): those (ct->odd), in a
+ * category allowed[gi] permits (a bit per vt_cat; 0: any), move to a part of their
+ * own (vt_replay_add_group, `split`), with their bytes at each tracker's peak, at the
+ * end and in all. Returns 0, or -1 when out of memory. */
+int vt_cat_split(vt_analysis *a, int ti, const uint16_t *allowed);
 
 /* Sums the groups that feed tracker tk by category, at its peak or at the end. */
 void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_sum *out);

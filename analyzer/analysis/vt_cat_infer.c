@@ -35,6 +35,7 @@ void vt_cat_trace_free(vt_cat_trace *ct)
     free(ct->iters);
     free(ct->inferred);
     free(ct->evidence);
+    free(ct->odd);
     memset(ct, 0, sizeof *ct);
 }
 
@@ -125,7 +126,7 @@ static size_t phase_of(const vt_cat_iter *it, size_t n, uint64_t t)
     return 3 + 3 * lo;
 }
 
-#define FREE_NEVER UINT64_MAX
+#define FREE_NEVER VT_CAT_FREE_NEVER
 
 /* What one allocation was, from when it was made and freed. */
 static vt_cat label(const vt_cat_iter *it, size_t n, uint64_t a, uint64_t f)
@@ -146,6 +147,11 @@ static vt_cat label(const vt_cat_iter *it, size_t n, uint64_t a, uint64_t f)
     if (ph == 0 && pf == 2 + 3 * k) return VT_CAT_ACTIVATIONS;
     if (ph == 1 && (pf == 3 + 3 * k || pf == 4 + 3 * k)) return VT_CAT_GRADIENTS;
     return VT_CAT_OTHER;
+}
+
+vt_cat vt_cat_label(const vt_cat_trace *ct, uint64_t alloc_time, uint64_t free_time)
+{
+    return label(ct->iters, ct->niters, alloc_time, free_time);
 }
 
 /* ------------------------------------------------------------------------ *

@@ -49,6 +49,7 @@ typedef struct {
 typedef struct {
     uint64_t time, size;
     uint32_t group;
+    uint32_t logix;         /* its allocation's entry (VT_CATLOG_NONE: not logged) */
 } vt_catlog_live;
 
 typedef struct {

@@ -1364,7 +1364,7 @@ static void keep_live_end(vt_replay *rp)
             if (!vt_live_is_ext(e) || vt_live_space(e) == VT_SPACE_MAPPING) continue;
             const vt_live_ext *x = vt_live_ext_of(&rp->live, e);
             if (x->group >= rp->ngroups || rp->groups[x->group].cls != VT_CLASS_DEVICE || x->aux >= end) continue;
-            if (pass) l->live_end[l->nlive_end++] = (vt_catlog_live){ x->aux, x->size, x->group };
+            if (pass) l->live_end[l->nlive_end++] = (vt_catlog_live){ x->aux, x->size, x->group, x->logix };
             else n++;
         }
         if (pass || !n) break;
@@ -1438,6 +1438,15 @@ const vt_replay_result *vt_replay_result_of(const vt_replay *rp)
 vt_group *vt_replay_groups_edit(vt_replay *rp)
 {
     return rp->groups;
+}
+
+int64_t vt_replay_add_group(vt_replay *rp, const vt_group *g)
+{
+    if (rp->ngroups == rp->groups_cap && groups_resize(rp, rp->groups_cap ? rp->groups_cap * 2 : 64)) return -1;
+    rp->groups[rp->ngroups] = *g;
+    rp->res.groups = rp->groups;
+    rp->res.ngroups = ++rp->ngroups;
+    return (int64_t)rp->ngroups - 1;
 }
 
 vt_oom *vt_replay_ooms_edit(vt_replay *rp)

@@ -103,7 +103,10 @@ typedef struct {
     uint64_t at_peak[VT_MAX_TRACK];
     uint32_t at_peak_count[VT_MAX_TRACK];
     uint8_t  cat_flags;     /* VT_CATF_* */
-    uint8_t  spare[3];      /* to 192 bytes: 3 cache lines */
+    uint8_t  split;         /* 1: a part of the group of the same (stack, kind, device)
+                             * made after the replay (vt_replay_add_group): no event
+                             * feeds it, and a second replay matches the whole group */
+    uint8_t  spare[2];      /* to 192 bytes: 3 cache lines */
 } vt_group;
 _Static_assert(sizeof(vt_group) == 192, "vt_group: three cache lines");
 _Static_assert(offsetof(vt_group, tk) == 64, "vt_group: the hot fields fill one line");
@@ -311,6 +314,11 @@ const vt_replay_result *vt_replay_result_of(const vt_replay *rp);
  * fields) and sites the OOM events (site): the same arrays, writable. */
 vt_group *vt_replay_groups_edit(vt_replay *rp);
 vt_oom *vt_replay_ooms_edit(vt_replay *rp);
+
+/* After vt_replay_finish: appends a copy of g (a part of a group whose allocations the
+ * analysis tells apart, vt_cat_split.c) and returns its index, or -1 when out of memory.
+ * Moves the groups array: pointers into it from before are stale. */
+int64_t vt_replay_add_group(vt_replay *rp, const vt_group *g);
 
 /* While the replay runs (a series or an export replaying a trace alongside): the
  * groups made so far, group gi, and the device's state (NULL when none). */

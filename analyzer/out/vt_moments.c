@@ -324,7 +324,7 @@ int vt_moments_build(vt_moments *m, const vt_analysis *a, int ti, const vt_serie
     const vt_replay_result *rp1 = vt_replay_result_of(a->t[ti].rp);
     for (size_t i = 0; !rc && i < rp1->ngroups; i++) {
         const vt_group *g = &rp1->groups[i];
-        if (g->cls == VT_CLASS_DEVICE && vt_idmap_put(&gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)i))
+        if (g->cls == VT_CLASS_DEVICE && !g->split && vt_idmap_put(&gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)i))
             rc = -1;
     }
     if (!rc) {

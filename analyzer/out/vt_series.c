@@ -9,6 +9,7 @@
  * devices), so the replay keeps every series' live bytes up to date itself, with no
  * lookup per event. Groups are matched to the first pass's by (stack, kind, device). */
 #include "vt_series.h"
+#include "vt_cat.h"
 #include "vt_layer.h"
 #include "vt_names.h"
 #include "vt_show.h"
@@ -248,7 +249,10 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             int sid = sid_of[key & 0xff];
             s->series[sid].at_peak += g->at_peak[k];
             s->series[sid].total_bytes += g->total_bytes;
-            if (vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) return -1;
+            /* a part split off a group (vt_cat_split.c) is fed by the group's events:
+             * the second pass moves its allocations (moved_alloc) */
+            if (!g->split && vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid))
+                return -1;
         }
         return 0;
     }
@@ -303,7 +307,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         if (sid < 0) continue; /* cannot happen: every key is in the rows */
         s->series[sid].at_peak += g->at_peak[k];
         s->series[sid].total_bytes += g->total_bytes;
-        if (vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
+        if (!g->split && vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid)) rc = -1;
     }
     vt_idmap_free(&key_sid);
     series_sites_free(&sites);
@@ -330,6 +334,19 @@ static size_t bucket_of(const vt_series *s, uint64_t t)
     return b >= s->nbuckets ? s->nbuckets - 1 : (size_t)b;
 }
 
+/* Allocations split off their group by lifetimes (vt_cat_split.c): the second replay
+ * feeds each to its group's series, so for --by category they are moved to their own
+ * category's series as they come and go. They are met in the order the first pass
+ * logged them, which is the order of the records. */
+typedef struct {
+    const vt_cat_odd *odd;      /* t->cat->odd: the moved ones have a part */
+    size_t n, next;             /* next: the first not met yet */
+    const vt_group *g1;         /* the first pass's groups */
+    const vt_idmap *gmap;       /* group key -> series */
+    int cat_sid[VT_CAT_N];      /* category -> series, -1: none */
+    vt_idmap live;              /* space and address of a moved allocation live -> odd + 1 */
+} moves;
+
 typedef struct {
     vt_series *s;
     vt_tracker *ser;      /* one per series */
@@ -337,7 +354,51 @@ typedef struct {
     long cur;             /* bucket being filled, -1 before the first */
     uint64_t cur_start;   /* its start time */
     uint64_t nrec;        /* records applied so far */
+    moves *mv;            /* NULL: nothing to move */
 } pass_state;
+
+static uint64_t moved_key(unsigned kind, uint64_t addr)
+{
+    return addr ^ (uint64_t)vt_kind_space(kind) << 59;
+}
+
+/* After the replay applied an allocation or a free: moves its bytes between series when
+ * it is one of the allocations split off its group. */
+static void moved_event(pass_state *ps, unsigned type, unsigned kind, int device, uint32_t stack_id,
+                        uint64_t addr, uint64_t size, uint64_t t)
+{
+    moves *m = ps->mv;
+    if (type == VT_REC_FREE) {
+        uint32_t *v = m->live.n ? vt_idmap_get(&m->live, moved_key(kind, addr)) : NULL;
+        if (!v || !*v) return;
+        const vt_cat_odd *o = &m->odd[*v - 1];
+        const vt_group *g1 = &m->g1[o->group];
+        const uint32_t *from = vt_idmap_get(m->gmap, vt_series_group_key(g1->stack_id, g1->kind, g1->device));
+        int to = m->cat_sid[o->cat];
+        *v = 0;
+        if (!from || to < 0 || ps->ser[to].live < o->size || !ps->ser[to].count) return;
+        ps->ser[to].live -= o->size;
+        ps->ser[to].count--;
+        ps->ser[*from].live += o->size;
+        ps->ser[*from].count++;
+        return;
+    }
+    while (m->next < m->n && !m->odd[m->next].part) m->next++;
+    if (m->next >= m->n) return;
+    const vt_cat_odd *o = &m->odd[m->next];
+    const vt_group *g1 = &m->g1[o->group];
+    if (o->time != t || o->size != size || g1->stack_id != stack_id || g1->kind != kind || g1->device != device)
+        return;
+    m->next++;
+    const uint32_t *from = vt_idmap_get(m->gmap, vt_series_group_key(stack_id, kind, device));
+    int to = m->cat_sid[o->cat];
+    if (!from || to < 0 || ps->ser[*from].live < size || !ps->ser[*from].count) return;
+    if (vt_idmap_put(&m->live, moved_key(kind, addr), (uint32_t)(o - m->odd) + 1)) return;
+    ps->ser[*from].live -= size;
+    ps->ser[*from].count--;
+    ps->ser[to].live += size;
+    ps->ser[to].count++;
+}
 
 static uint64_t total_now(const pass_state *ps)
 {
@@ -529,7 +590,17 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         return 2;
     }
     vt_replay_set_global(rp, &all);
-    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0, 0 };
+    moves mv = { 0 };
+    pass_state ps = { s, ser, o->device == VT_ALL_DEVICES ? &all : NULL, -1, 0, 0, NULL };
+    if (o->by == VT_SERIES_BY_CATEGORY && t->cat && t->cat->nodd) {
+        mv = (moves){ t->cat->odd, t->cat->nodd, 0, res->groups, &gmap, { 0 }, { 0 } };
+        for (int c = 0; c < VT_CAT_N; c++) {
+            mv.cat_sid[c] = -1;
+            for (size_t i = 0; i < s->nseries; i++)
+                if (s->series[i].key == c) mv.cat_sid[c] = (int)i;
+        }
+        ps.mv = &mv;
+    }
     size_t seen_groups = 0;
     vt_rec r;
     const vt_ev *ev;
@@ -548,6 +619,8 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                 ps.nrec++;
                 if (vt_replay_ngroups(rp) > seen_groups)
                     seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+                if (ps.mv) moved_event(&ps, ev[i].type, ev[i].kind, ev[i].device, ev[i].stack_id, ev[i].addr,
+                                       ev[i].size, ev[i].time_ns);
                 if (!ps.tot) ps.tot = device_tracker(rp, o->device);
                 if (in_range) on_change(&ps, ev[i].time_ns);
             }
@@ -562,6 +635,8 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         ps.nrec++;
         if (vt_replay_ngroups(rp) > seen_groups)
             seen_groups = attach_groups(&ps, rp, seen_groups, &gmap, o->device);
+        if (ps.mv && (r.type == VT_REC_ALLOC || r.type == VT_REC_FREE))
+            moved_event(&ps, r.type, r.kind, r.device, r.stack_id, r.addr, r.size, r.time_ns);
         if (!ps.tot) ps.tot = device_tracker(rp, o->device);
         if (!in_range) continue;
         if (memory) {
@@ -590,6 +665,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
     vt_reader_close(&rd);
     free(ser);
     vt_idmap_free(&gmap);
+    vt_idmap_free(&mv.live);
     return 0;
 }
 

@@ -882,6 +882,7 @@ int main(int argc, char **argv)
     else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
     else if (!strcmp(s, "ckpt-0") || !strcmp(s, "ckpt-1")) { void vt_gen_ckpt(const char *, int); vt_gen_ckpt(p, s[5] == '1'); }
     else if (!strncmp(s, "rank-", 5)) { void vt_gen_rank(const char *, unsigned); vt_gen_rank(p, (unsigned)atoi(s + 5)); }
+    else if (!strcmp(s, "gradkeep")) { void vt_gen_gradkeep(const char *); vt_gen_gradkeep(p); }
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
@@ -1160,4 +1161,85 @@ void vt_gen_as_rank(char *path, size_t n, int stage)
     char tail[PATH_MAX];
     snprintf(tail, sizeof tail, "%s", r + 2);
     snprintf(r, n - (size_t)(r - path), "%d%s", rank < 0 ? 0 : rank, tail);
+}
+
+/* gradkeep: four steps of a two-layer model in Python, every tensor through
+ * cuMemAllocAsync, with zero_grad(set_to_none=False): each weight's gradient is the
+ * output of one backward op (one stack, under autograd's BackwardCFunction.apply), kept
+ * as the parameter's .grad in step 0 and, in steps 1-3, added into it and freed at
+ * once. By votes that site makes temporaries (3 x 8 MiB against 8 MiB); per allocation,
+ * the first two are gradients. Weights 2 x 4 MiB, AdamW's two states 2 x 2 x 4 MiB
+ * (torch/optim, step 0), activations 2 x 8 MiB a step, each freed before its layer's
+ * gradient is made. Peak: 49 MiB at the end of each forward after the first: weights
+ * 8, gradients 8, optimizer state 16, activations 16, the loss 1 MiB. */
+void vt_gen_gradkeep(const char *path);
+void vt_gen_gradkeep(const char *path)
+{
+    static const char argv_py[] = "python\0train.py";
+    begin_simple(path, 1300, argv_py, sizeof argv_py);
+    preamble();
+    string_(1, "train.py");
+    string_(2, "<module>");
+    string_(3, "/usr/lib/python3/dist-packages/torch/nn/modules/module.py");
+    string_(4, "Module._call_impl");
+    string_(5, "model.py");
+    string_(6, "Block.forward");
+    string_(7, "/usr/lib/python3/dist-packages/torch/autograd/function.py");
+    string_(8, "BackwardCFunction.apply");
+    string_(9, "Model.__init__");
+    string_(10, "/usr/lib/python3/dist-packages/torch/optim/adamw.py");
+    string_(11, "AdamW.step");
+    vt_rec pf[5] = {
+        { .type = VT_REC_PYFRAME, .id = 1, .aux0 = 1, .aux1 = 2, .line = 30 },   /* train.py step */
+        { .type = VT_REC_PYFRAME, .id = 2, .aux0 = 3, .aux1 = 4, .line = 1790 }, /* module call */
+        { .type = VT_REC_PYFRAME, .id = 3, .aux0 = 5, .aux1 = 6, .line = 12 },   /* the layer */
+        { .type = VT_REC_PYFRAME, .id = 4, .aux0 = 7, .aux1 = 8, .line = 307 },  /* engine -> Python */
+        { .type = VT_REC_PYFRAME, .id = 5, .aux0 = 5, .aux1 = 9, .line = 5 },    /* model init */
+    };
+    vt_rec pf2 = { .type = VT_REC_PYFRAME, .id = 6, .aux0 = 10, .aux1 = 11, .line = 190 }; /* AdamW */
+    for (int i = 0; i < 5; i++) emit(&pf[i]);
+    emit(&pf2);
+    const frame f_w[2] = { { VT_FRAME_PYTHON, 5 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_fwd[3] = { { VT_FRAME_PYTHON, 3 }, { VT_FRAME_PYTHON, 2 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_grad[1] = { { VT_FRAME_PYTHON, 4 } };
+    const frame f_opt[2] = { { VT_FRAME_PYTHON, 6 }, { VT_FRAME_PYTHON, 1 } };
+    const frame f_loss[1] = { { VT_FRAME_PYTHON, 1 } };
+    uint32_t sw, sfwd, sgrad, sopt, sloss;
+#define GK_STACK(var, fr) do { python_mode = 1; cudart_vtgen_malloc(vt_gen_capture, NULL); python_mode = 0; \
+        var = stack_of_capture(fr, (int)(sizeof fr / sizeof fr[0])); } while (0)
+    GK_STACK(sw, f_w);
+    GK_STACK(sfwd, f_fwd);
+    GK_STACK(sgrad, f_grad);
+    GK_STACK(sopt, f_opt);
+    GK_STACK(sloss, f_loss);
+#undef GK_STACK
+    uint64_t t = 1, next = A0;
+#define GK_ALLOC(addr, size, st) do { at(t++ * MS); addr = next; next += 1ull << 32; \
+        alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, st); } while (0)
+#define GK_FREE(addr) do { at(t++ * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, addr); } while (0)
+    uint64_t w[2], g[2], m[4], act[2], loss, tmp;
+    for (int i = 0; i < 2; i++) GK_ALLOC(w[i], 4 * MiB, sw);
+    for (int step = 0; step < 4; step++) {
+        for (int i = 0; i < 2; i++) GK_ALLOC(act[i], 8 * MiB, sfwd);
+        GK_ALLOC(loss, 1 * MiB, sloss);
+        for (int i = 1; i >= 0; i--) {
+            GK_FREE(act[i]);
+            if (step == 0) {
+                GK_ALLOC(g[i], 4 * MiB, sgrad);
+            } else {
+                GK_ALLOC(tmp, 4 * MiB, sgrad);
+                GK_FREE(tmp);
+            }
+        }
+        t += 5;  /* the optimizer step */
+        if (step == 0)
+            for (int i = 0; i < 4; i++) GK_ALLOC(m[i], 4 * MiB, sopt);
+        GK_FREE(loss);
+    }
+#undef GK_ALLOC
+#undef GK_FREE
+    (void)w; (void)g; (void)m;
+    at(t * MS);
+    trailer(1);
+    end();
 }
