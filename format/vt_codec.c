@@ -160,6 +160,9 @@ static uint8_t *enc_payload(vt_codec *c, const vt_rec *r, uint8_t *o)
     case VT_REC_MARK:
         o = enc_time(c, o, r->time_ns); o = put_u(o, r->tid); o = put_b(o, r->str, r->str_len);
         break;
+    case VT_REC_SOURCE:
+        o = put_b(o, r->str, r->str_len); o = put_u(o, r->line); o = put_b(o, r->bytes, r->bytes_len);
+        break;
     case VT_REC_SYMBOL:
         o = put_u(o, r->addr); o = put_u(o, r->aux0); o = put_u(o, r->aux1);
         o = put_b(o, r->str, r->str_len); o = put_b(o, r->bytes, r->bytes_len); o = put_u(o, r->line);
@@ -297,6 +300,10 @@ size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r)
     case VT_REC_MARK:
         r->time_ns = dec_time(c, &d); r->tid = (uint32_t)get_u(&d);
         r->str = (const char *)get_b(&d, &r->str_len);
+        break;
+    case VT_REC_SOURCE:
+        r->str = (const char *)get_b(&d, &r->str_len); r->line = (uint32_t)get_u(&d);
+        r->bytes = get_b(&d, &r->bytes_len);
         break;
     case VT_REC_SYMBOL:
         r->addr = get_u(&d); r->aux0 = get_u(&d); r->aux1 = get_u(&d);

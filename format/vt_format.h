@@ -125,6 +125,9 @@ typedef enum {
     VT_REC_ANNOTATE    = 21, /* the program named a buffer's role: addr, size, kind = role,
                               * aux0 = layer STRING id, aux1 = batch (docs/trace-format.md) */
     VT_REC_POOL        = 22, /* a sample of a driver memory pool: reserved (aux0), used (aux1) */
+    VT_REC_SOURCE      = 23, /* a line of code the program named a layer for (generated code,
+                              * vramtrace_source_layer): str = file, line, bytes = layer */
+    VT_REC_LAST        = 23, /* the highest type this version writes and reads */
     VT_REC_TYPE_MAX    = 32
 } vt_rec_type;
 

@@ -127,6 +127,14 @@ def _install(torch):
     backward.argtypes, backward.restype = [ctypes.c_char_p], None
     backward_end.argtypes, backward_end.restype = [], None
 
+    if getattr(lib, "vramtrace_source_layer", None) is not None:  # torch.compile's buffers
+        # Inductor's wrapper codegen imports its code cache: once it has run, both are whole
+        w = "torch._inductor.codegen.wrapper"
+        if w in sys.modules:
+            _install_inductor(lib)
+        else:
+            sys.meta_path.insert(0, _TorchFinder(w, lambda m: _install_inductor(lib)))
+
     from torch.nn.modules import module as M
 
     compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
@@ -338,6 +346,20 @@ class _TorchFinder(object):
         if spec.loader is not None and hasattr(spec.loader, "exec_module"):
             spec.loader = _Loader(spec.loader, self)
         return spec
+
+
+def _install_inductor(lib):
+    """Layers of torch.compile's buffers (vt_inductor_hook.py, beside this file)."""
+    import importlib
+    import importlib.util
+
+    codecache = importlib.import_module("torch._inductor.codecache")
+
+    spec = importlib.util.spec_from_file_location("_vramtrace_inductor",
+                                                  os.path.join(_DIR, "vt_inductor_hook.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.install(codecache, lib)
 
 
 # ---------------------------------------------------------------------------

@@ -72,6 +72,7 @@ const char *vt_rec_type_name(unsigned type)
     case VT_REC_SYMBOL: return "symbol";
     case VT_REC_ANNOTATE: return "annotate";
     case VT_REC_POOL: return "pool";
+    case VT_REC_SOURCE: return "source";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "type", type);

@@ -146,6 +146,13 @@ static void dump_rec(const vt_rec *r)
         str_field("file", (const char *)r->bytes, r->bytes_len);
         printf(" line=%u\n", r->line);
         break;
+    case VT_REC_SOURCE:
+        printf("source");
+        str_field("file", r->str, r->str_len);
+        printf(" line=%u", r->line);
+        str_field("layer", (const char *)r->bytes, r->bytes_len);
+        putchar('\n');
+        break;
     case VT_REC_MARK:
         printf("mark t=%" PRIu64 " tid=%u", r->time_ns, r->tid);
         str_field("name", r->str, r->str_len);

@@ -12,6 +12,7 @@
 typedef struct {
     uint32_t scope;         /* STRING id, 0 = none */
     uint32_t py;            /* PYFRAME id, 0 = none */
+    uint32_t src;           /* a named source line (rp->srcs) + 1, 0 = none */
     uint8_t  done;
 } node_memo;
 
@@ -19,6 +20,7 @@ struct vt_layers {
     node_memo *memo;
     size_t memo_cap;
     vt_idmap py_model;      /* PYFRAME id -> 1 (model) or 2 (not) */
+    vt_idmap py_src;        /* PYFRAME id -> its named source line + 1, or 0 */
     vt_strtab names;        /* layer name -> local id */
     vt_idmap ctr_ix;        /* local id << 8 | (device + 1) -> index in ctrs */
     vt_layer_ctr **ctrs;
@@ -31,6 +33,7 @@ void vt_layers_free(vt_layers *ls)
     if (!ls) return;
     free(ls->memo);
     vt_idmap_free(&ls->py_model);
+    vt_idmap_free(&ls->py_src);
     vt_strtab_free(&ls->names);
     vt_idmap_free(&ls->ctr_ix);
     free(ls->ctrs);
@@ -45,6 +48,7 @@ void vt_layers_done(vt_layers *ls)
     ls->memo = NULL;
     ls->memo_cap = 0;
     vt_idmap_free(&ls->py_model);
+    vt_idmap_free(&ls->py_src);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -122,6 +126,25 @@ static int py_is_model(vt_layers *ls, const vt_replay *rp, uint32_t pyid)
     return model;
 }
 
+/* The layer the program named for the line of Python frame pyid (a SOURCE record):
+ * its index in rp->srcs + 1, or 0. */
+static uint32_t py_src(vt_layers *ls, const vt_replay *rp, uint32_t pyid)
+{
+    if (!rp->nsrcs) return 0;
+    uint32_t *v = vt_idmap_get(&ls->py_src, pyid);
+    if (v) return *v;
+    const vt_pyframe *pf = rp_pyframe(rp, pyid);
+    const char *file = pf ? rp_string(rp, pf->file) : NULL;
+    uint32_t r = 0;
+    if (file) {
+        size_t n = strlen(file);
+        const uint32_t *ix = vt_idmap_get(&rp->src_ix, vt_srcline_key(file, n, pf->line));
+        if (ix && rp->srcs[*ix].line == pf->line && !strcmp(rp->srcs[*ix].file, file)) r = *ix + 1;
+    }
+    vt_idmap_put(&ls->py_src, pyid, r);
+    return r;
+}
+
 static int memo_fit(vt_layers *ls, size_t n)
 {
     if (n <= ls->memo_cap) return 0;
@@ -138,7 +161,7 @@ static int memo_fit(vt_layers *ls, size_t n)
 /* The innermost scope and model frame of the stack ending at node id. */
 static node_memo layer_of_stack(vt_layers *ls, const vt_replay *rp, uint32_t id)
 {
-    node_memo none = { 0, 0, 1 };
+    node_memo none = { 0, 0, 0, 1 };
     if (!id || memo_fit(ls, rp->nnodes)) return none;
     enum { MAXP = 4096 };   /* a corrupt trace may hold a cycle */
     uint32_t path[MAXP];
@@ -153,9 +176,18 @@ static node_memo layer_of_stack(vt_layers *ls, const vt_replay *rp, uint32_t id)
     }
     while (np--) {   /* outermost first: an inner frame overrides */
         const vt_stack_node *n = &rp->nodes[path[np]];
-        if (n->kind == VT_FRAME_SCOPE && n->value && vt_layer_scope_is_layer(rp_string(rp, (uint32_t)n->value)))
+        if (n->kind == VT_FRAME_SCOPE && n->value && vt_layer_scope_is_layer(rp_string(rp, (uint32_t)n->value))) {
             base.scope = (uint32_t)n->value;
-        else if (n->kind == VT_FRAME_PYTHON && py_is_model(ls, rp, (uint32_t)n->value)) base.py = (uint32_t)n->value;
+            base.src = 0;
+        } else if (n->kind == VT_FRAME_PYTHON) {
+            uint32_t s = py_src(ls, rp, (uint32_t)n->value);
+            if (s) {
+                base.src = s;
+                base.scope = 0;
+            } else if (py_is_model(ls, rp, (uint32_t)n->value)) {
+                base.py = (uint32_t)n->value;
+            }
+        }
         ls->memo[path[np]] = base;
     }
     return base;
@@ -190,7 +222,9 @@ vt_layer_ctr *vt_layer_group(vt_replay *rp, uint32_t stack_id, int device)
     node_memo m = layer_of_stack(ls, rp, stack_id);
     char buf[1024];
     const char *name = NULL;
-    if (m.scope) {
+    if (m.src) {
+        name = rp->srcs[m.src - 1].layer;
+    } else if (m.scope) {
         name = rp_string(rp, m.scope);
         if (!name) {
             snprintf(buf, sizeof buf, "scope+%u", m.scope);

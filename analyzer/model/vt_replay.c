@@ -71,6 +71,8 @@ void vt_replay_free(vt_replay *rp)
     free(rp->modules);
     free(rp->ooms);
     free(rp->marks);
+    free(rp->srcs);
+    vt_idmap_free(&rp->src_ix);
     free(rp->syms);
     if (rp->catlog) {
         vt_catlog_free(rp->catlog);
@@ -1087,6 +1089,21 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         rp->nsyms++;
         break;
     }
+    case VT_REC_SOURCE: {
+        if (!r->str_len || !r->bytes_len) break;
+        if (reserve((void **)&rp->srcs, &rp->srcs_cap, rp->nsrcs, sizeof *rp->srcs)) { rp->nomem = 1; return; }
+        vt_srcline *s = &rp->srcs[rp->nsrcs];
+        s->file = vt_arena_strdup(&rp->arena, r->str, r->str_len);
+        s->layer = vt_arena_strdup(&rp->arena, (const char *)r->bytes, r->bytes_len);
+        s->line = r->line;
+        if (!s->file || !s->layer ||
+            vt_idmap_put(&rp->src_ix, vt_srcline_key(r->str, r->str_len, r->line), (uint32_t)rp->nsrcs)) {
+            rp->nomem = 1;
+            return;
+        }
+        rp->nsrcs++;
+        break;
+    }
     case VT_REC_MARK: {
         if (reserve((void **)&rp->marks, &rp->marks_cap, rp->nmarks, sizeof *rp->marks)) { rp->nomem = 1; return; }
         const char *name = vt_arena_strdup(&rp->arena, r->str ? r->str : "", r->str ? r->str_len : 0);
@@ -1133,7 +1150,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_POOL: on_pool(rp, r); break;
     case VT_REC_POOL_TRIM: break;
     default:
-        if (r->type == 0 || r->type > VT_REC_POOL) rp->st.unknown_records++;
+        if (r->type == 0 || r->type > VT_REC_LAST) rp->st.unknown_records++;
         else on_meta(rp, r);
         break;
     }

@@ -159,6 +159,13 @@ typedef struct {
     const char *name;           /* in the replay's arena */
 } vt_mark;
 
+/* A line of code the program named a layer for (a SOURCE record: torch.compile's
+ * generated code, whose buffers come from the model's modules). */
+typedef struct {
+    const char *file, *layer;   /* in the replay's arena */
+    uint32_t line;
+} vt_srcline;
+
 /* NVML figures of one NVML index. */
 typedef struct {
     int      seen;
@@ -280,6 +287,12 @@ typedef struct {
     const vt_replay_stats *st;
     int nomem;                  /* some record was dropped for want of memory */
 } vt_replay_result;
+
+/* The key of a source line (vt_srcline) in the replay's index of them. */
+static inline uint64_t vt_srcline_key(const char *file, size_t n, uint32_t line)
+{
+    return vt_str_hash(file, n) ^ vt_hash64((uint64_t)line + 1);
+}
 
 /* Returns NULL when out of memory. */
 vt_replay *vt_replay_new(int trace, uint64_t rt_base);

@@ -74,6 +74,9 @@ struct vt_replay {
     size_t nsyms, syms_cap;
     vt_mark *marks;             /* MARK records, in file order */
     size_t nmarks, marks_cap;
+    vt_srcline *srcs;           /* SOURCE records, in file order */
+    size_t nsrcs, srcs_cap;
+    vt_idmap src_ix;            /* vt_srcline_key(file, line) -> index in srcs */
     const char *stop_mark;      /* the first mark of this name sets stop_time (--at mark:NAME) */
 
     vt_nvml nvml[VT_NDEV];

@@ -191,7 +191,7 @@ static const char *type_name(unsigned t)
         [VT_REC_STRING] = "STRING", [VT_REC_LOOKUP] = "LOOKUP", [VT_REC_LOST] = "LOST",
         [VT_REC_TRAILER] = "TRAILER", [VT_REC_PYFRAME] = "PYFRAME", [VT_REC_PAUSE] = "PAUSE",
         [VT_REC_MARK] = "MARK", [VT_REC_SYMBOL] = "SYMBOL", [VT_REC_ANNOTATE] = "ANNOTATE",
-        [VT_REC_POOL] = "POOL",
+        [VT_REC_POOL] = "POOL", [VT_REC_SOURCE] = "SOURCE",
     };
     return t < VT_REC_TYPE_MAX && names[t] ? names[t] : "UNKNOWN";
 }
@@ -297,6 +297,10 @@ static void rec_print(FILE *f, const vt_rec *r)
         break;
     case VT_REC_MARK:
         fprintf(f, " t=%llu tid=%u name=%.*s", t, r->tid, (int)r->str_len, r->str ? r->str : "");
+        break;
+    case VT_REC_SOURCE:
+        fprintf(f, " file=%.*s line=%u layer=%.*s", (int)r->str_len, r->str ? r->str : "", r->line,
+                (int)r->bytes_len, r->bytes ? (const char *)r->bytes : "");
         break;
     case VT_REC_ANNOTATE:
         fprintf(f, " t=%llu addr=0x%llx size=%llu role=%u layer=%llu batch=%llu", t, (unsigned long long)r->addr,
