@@ -382,26 +382,35 @@ static inline void add(vt_pystack *ps, uint32_t id)
 }
 
 /* ------------------------------------------------------------------------ *
- *  The thread's previous walk: frames that did not move keep their ids
+ *  The thread's previous walks: frames that did not move keep their ids
  * ------------------------------------------------------------------------ */
 /* A training loop allocates from frames that stay where they are (the outer frames wait
  * in their calls; the inner ones are re-entered at the same place): a frame at the same
- * position of the walk, at the same address, running the same code object at the same
- * instruction as in the thread's previous walk gets the previous walk's id, without the
- * code object's tag and the table lookup. (The one way this can be wrong: the code
- * object was freed and another one made at its address, and a frame of the new one sits
- * at the same address at the same instruction offset, between two allocations.) */
+ * address, running the same code object at the same instruction as a frame the thread
+ * looked up before gets that lookup's id, without the code object's tag and the table
+ * lookup. The thread keeps them in a small direct-mapped table of its own rather than
+ * one per position of its last walk, since a frame that waits at one position calls
+ * from several lines in turn (a layer's forward: the query, key, value projections...),
+ * where the last walk's entry misses on each (on the H200: ~4 lookups a stack of ~20
+ * frames). (The one way this can be wrong: the code object was freed and another one
+ * made at its address, and a frame of the new one sits at the same address at the same
+ * instruction offset.) */
+#define VT_PL_SLOTS 1024   /* per thread: 32 KiB, a few hundred call sites in use */
+
 typedef struct {
     uintptr_t frame, code, instr;
     uint32_t  id;
+    uint32_t  pad_;
 } vt_pylast_ent;
 
 typedef struct {
-    int n;
-    vt_pylast_ent e[VT_PY_MAX];
+    int n;                                   /* frames of the last walk */
+    const char *ts, *cf;                     /* its thread state and first CFrame (or 0) */
+    const char *frame[VT_PY_MAX];            /* its frames, innermost first */
+    vt_pylast_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
 } vt_pylast;
 
-/* Per thread: its previous walk. Mapped at the thread's first walk with frames,
+/* Per thread: its earlier walks. Mapped at the thread's first walk with frames,
  * unmapped when it exits. */
 static VT_TLS vt_pylast *vt_pl;
 static pthread_key_t vt_pl_key;
@@ -428,13 +437,43 @@ static vt_pylast *pl_get(void)
     return vt_pl = m;
 }
 
-static inline void remember(vt_pylast *pl, int k, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
+static inline vt_pylast_ent *pl_slot(vt_pylast *pl, uintptr_t f, uintptr_t instr)
+{
+    return &pl->e[((f ^ (instr << 7)) * 0x9e3779b97f4a7c15ull) >> (64 - 10)];
+}
+
+/* The id kept for this frame, or 0. */
+static inline uint32_t kept_id(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_t instr)
+{
+    const vt_pylast_ent *e = pl_slot(pl, f, instr);
+    return ((e->frame ^ f) | (e->code ^ code) | (e->instr ^ instr)) ? 0 : e->id;
+}
+
+static inline void remember(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
 {
     if (!pl) return;
-    pl->e[k].frame = f;
-    pl->e[k].code = code;
-    pl->e[k].instr = instr;
-    pl->e[k].id = id;
+    vt_pylast_ent *e = pl_slot(pl, f, instr);
+    e->frame = f;
+    e->code = code;
+    e->instr = instr;
+    e->id = id;
+}
+
+void vt_py_prefetch(void)
+{
+    /* The walk chases pointers, frame after frame: each a likely cache miss in a
+     * program that ran its own code since, and each waiting for the one before. The
+     * thread's last walk says where they were; most are where they are now, so asking
+     * for them all at once, while the native stack is checked, overlaps the misses. */
+    vt_pylast *pl = vt_pl;
+    if (!pl || !vt_api.L) return;
+    const vt_pylayout *L = vt_api.L;
+    __builtin_prefetch(pl->ts);
+    if (pl->cf) __builtin_prefetch(pl->cf);
+    for (int k = 0; k < pl->n; k++) {
+        __builtin_prefetch(pl->frame[k]);
+        __builtin_prefetch(pl->frame[k] + L->fr_owner);
+    }
 }
 
 /* ------------------------------------------------------------------------ *
@@ -446,20 +485,17 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
     const char *f = (const char *)field(ts, L->ts_frame);
     const char *cf = L->ts_cframe >= 0 ? (const char *)field(ts, L->ts_cframe) : NULL;
     const int o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back, o_cfprev = L->cf_previous;
-    const int lastn = pl ? pl->n : 0;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         PyObj *code = field(f, o_code);
         int lasti = *(const int *)(f + o_instr);
         int k = ps->n;
-        uint32_t id = 0;
-        if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
-            pl->e[k].instr == (uintptr_t)(intptr_t)lasti) {
-            id = pl->e[k].id;
-        } else if (is_code(code)) {
+        uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti) : 0;
+        if (!id && is_code(code)) {
             id = loc_id(code, lasti < 0 ? -1 : lasti * L->lasti_unit);
-            if (id) remember(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
+            if (id) remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
         }
         if (id) {
+            if (pl) pl->frame[k] = f;
             ps->id[ps->n++] = id;
             close_group(ps, (uintptr_t)cf);
         }
@@ -482,7 +518,7 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     }
     const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
-    const int lastn = pl ? pl->n : 0;
+    if (pl) pl->cf = cf;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
@@ -494,9 +530,10 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
             const char *instr = (const char *)field(f, o_instr);
             int k = ps->n;
-            if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
-                pl->e[k].instr == (uintptr_t)instr) {
-                ps->id[ps->n++] = pl->e[k].id;
+            uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
+            if (id) {
+                pl->frame[k] = f;
+                ps->id[ps->n++] = id;
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
                 int first = *(const int *)((const char *)code + L->co_firsttraceable);
@@ -504,7 +541,10 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
                 if (owner == VT_PY_OWNED_GENERATOR || instr >= start + 2 * first) {
                     long off = instr - start;
                     uint32_t id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
-                    if (id) remember(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
+                    if (id) {
+                        remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
+                        if (pl) pl->frame[k] = f;
+                    }
                     add(ps, id);
                 }
             }
@@ -527,6 +567,10 @@ int vt_py_capture(vt_pystack *ps)
     const char *ts = vt_api.this_thread_state();  /* this thread's own, GIL or not */
     if (!ts) return 0;
     vt_pylast *pl = pl_get();
+    if (pl) {
+        pl->ts = ts;
+        pl->cf = NULL;
+    }
     switch (L->minor) {
     case 9: case 10: walk_objects(L, ts, ps, pl); break;
     case 11: walk_frames(L, ts, ps, pl, 11); break;

@@ -6,7 +6,8 @@ allocator trace tracker, from deep native stacks under Python frames.
     LD_PRELOAD=libvramtrace.so python3 bench_blocks.py --lib libbench_blocks.so [options]
 
 A "step" runs --layers layers of 8 operators (each a ctypes call of bb_op from its own
-Python line, --pydepth Python frames deep, descending --depth native frames in
+Python line, --pydepth Python frames deep, some of them one or two frames deeper, as in
+submodules, descending --depth native frames in
 bench_blocks_lib.c before its events): one block handed out and the previous one made
 free per operator, as a forward pass does. With --native N, each step then has N pairs
 on a thread Python never ran on (the autograd engine's backward). Under the recorder,
@@ -55,15 +56,24 @@ def alloc(k):
     op(k, D, p + 512, p)
 
 
+def sub(k):
+    """A submodule: its operators sit one Python frame deeper than their neighbours'."""
+    alloc(k)
+
+
+def sub2(k):
+    sub(k)
+
+
 def layer():
     alloc(0)
     alloc(1)
-    alloc(2)
+    sub(2)
     alloc(3)
-    alloc(4)
-    alloc(5)
+    sub2(4)
+    sub(5)
     alloc(6)
-    alloc(7)
+    sub2(7)
 
 
 def nest(d, fn):
