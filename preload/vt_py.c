@@ -382,7 +382,7 @@ static inline void add(vt_pystack *ps, uint32_t id)
 }
 
 /* ------------------------------------------------------------------------ *
- *  The thread's previous walks: frames that did not move keep their ids
+ *  The thread's earlier lookups: frames that did not move keep their ids
  * ------------------------------------------------------------------------ */
 /* A training loop allocates from frames that stay where they are (the outer frames wait
  * in their calls; the inner ones are re-entered at the same place): a frame at the same
@@ -404,13 +404,10 @@ typedef struct {
 } vt_pylast_ent;
 
 typedef struct {
-    int n;                                   /* frames of the last walk */
-    const char *ts, *cf;                     /* its thread state and first CFrame (or 0) */
-    const char *frame[VT_PY_MAX];            /* its frames, innermost first */
     vt_pylast_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
 } vt_pylast;
 
-/* Per thread: its earlier walks. Mapped at the thread's first walk with frames,
+/* Per thread: its earlier lookups. Mapped at the thread's first walk with frames,
  * unmapped when it exits. */
 static VT_TLS vt_pylast *vt_pl;
 static pthread_key_t vt_pl_key;
@@ -459,23 +456,6 @@ static inline void remember(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_
     e->id = id;
 }
 
-void vt_py_prefetch(void)
-{
-    /* The walk chases pointers, frame after frame: each a likely cache miss in a
-     * program that ran its own code since, and each waiting for the one before. The
-     * thread's last walk says where they were; most are where they are now, so asking
-     * for them all at once, while the native stack is checked, overlaps the misses. */
-    vt_pylast *pl = vt_pl;
-    if (!pl || !vt_api.L) return;
-    const vt_pylayout *L = vt_api.L;
-    __builtin_prefetch(pl->ts);
-    if (pl->cf) __builtin_prefetch(pl->cf);
-    for (int k = 0; k < pl->n; k++) {
-        __builtin_prefetch(pl->frame[k]);
-        __builtin_prefetch(pl->frame[k] + L->fr_owner);
-    }
-}
-
 /* ------------------------------------------------------------------------ *
  *  The walks
  * ------------------------------------------------------------------------ */
@@ -488,14 +468,12 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         PyObj *code = field(f, o_code);
         int lasti = *(const int *)(f + o_instr);
-        int k = ps->n;
         uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti) : 0;
         if (!id && is_code(code)) {
             id = loc_id(code, lasti < 0 ? -1 : lasti * L->lasti_unit);
             if (id) remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
         }
         if (id) {
-            if (pl) pl->frame[k] = f;
             ps->id[ps->n++] = id;
             close_group(ps, (uintptr_t)cf);
         }
@@ -518,7 +496,6 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     }
     const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
-    if (pl) pl->cf = cf;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
@@ -529,10 +506,8 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
             const char *instr = (const char *)field(f, o_instr);
-            int k = ps->n;
             uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
             if (id) {
-                pl->frame[k] = f;
                 ps->id[ps->n++] = id;
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
@@ -541,10 +516,7 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
                 if (owner == VT_PY_OWNED_GENERATOR || instr >= start + 2 * first) {
                     long off = instr - start;
                     uint32_t id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
-                    if (id) {
-                        remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
-                        if (pl) pl->frame[k] = f;
-                    }
+                    if (id) remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
                     add(ps, id);
                 }
             }
@@ -567,16 +539,11 @@ int vt_py_capture(vt_pystack *ps)
     const char *ts = vt_api.this_thread_state();  /* this thread's own, GIL or not */
     if (!ts) return 0;
     vt_pylast *pl = pl_get();
-    if (pl) {
-        pl->ts = ts;
-        pl->cf = NULL;
-    }
     switch (L->minor) {
     case 9: case 10: walk_objects(L, ts, ps, pl); break;
     case 11: walk_frames(L, ts, ps, pl, 11); break;
     case 12: walk_frames(L, ts, ps, pl, 12); break;
     default: walk_frames(L, ts, ps, pl, 13); break;  /* 3.13, 3.14 */
     }
-    if (pl) pl->n = ps->n;
     return ps->n;
 }

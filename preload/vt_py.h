@@ -24,8 +24,6 @@ extern _Atomic int vt_py_found;
 void vt_py_try_init(void);       /* looks the interpreter up (not on a hot path) */
 int  vt_py_capture(vt_pystack *ps); /* how many frames; 0 for a thread Python never ran on */
 int  vt_py_eval_ip(uintptr_t ip);   /* ip is inside the interpreter loop (3.9) */
-/* Asks the cache for the frames the thread's last capture read (before a capture). */
-void vt_py_prefetch(void);
 void vt_py_init(void);              /* constructor */
 
 #endif /* VT_PY_H */

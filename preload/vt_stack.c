@@ -399,7 +399,6 @@ uint32_t vt_stack_capture(void)
     int n = -1;
     /* A thread in a scope or running Python needs more than the native frames. */
     int more = vt_scope_live || atomic_load_explicit(&vt_py_found, memory_order_relaxed);
-    if (more) vt_py_prefetch();  /* the Python frames arrive while the native ones are checked */
     if (VT_LIKELY(!vt_g.cfg.libunwind)) {
         m = vt_memo_get(depth + VT_SKIP_MAX);
         uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
