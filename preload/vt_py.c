@@ -376,11 +376,6 @@ static inline void close_group(vt_pystack *ps, uintptr_t anchor)
     ps->ngroups++;
 }
 
-static inline void add(vt_pystack *ps, uint32_t id)
-{
-    if (id && ps->n < VT_PY_MAX) ps->id[ps->n++] = id;
-}
-
 /* ------------------------------------------------------------------------ *
  *  The thread's earlier lookups: frames that did not move keep their ids
  * ------------------------------------------------------------------------ */
@@ -496,11 +491,14 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     }
     const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
-    for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
+    /* ps->n in a register (the id stores could alias it), stored before each group ends */
+    int n = ps->n;
+    for (int left = 4096; f && left > 0 && n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
             /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
              * 3.14 FRAME_OWNED_BY_INTERPRETER (3; its CSTACK, 4, is assigned nowhere) */
+            ps->n = n;
             close_group(ps, (uintptr_t)f);
         } else {
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
@@ -508,25 +506,29 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
             const char *instr = (const char *)field(f, o_instr);
             uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
             if (id) {
-                ps->id[ps->n++] = id;
+                ps->id[n++] = id;
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
                 int first = *(const int *)((const char *)code + L->co_firsttraceable);
                 /* frames still being set up have not reached their first instruction */
                 if (owner == VT_PY_OWNED_GENERATOR || instr >= start + 2 * first) {
                     long off = instr - start;
-                    uint32_t id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
-                    if (id) remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
-                    add(ps, id);
+                    id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
+                    if (id) {
+                        remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
+                        ps->id[n++] = id;
+                    }
                 }
             }
             if (minor == 11 && f[o_entry]) {
+                ps->n = n;
                 close_group(ps, (uintptr_t)cf);
                 if (cf) cf = (const char *)field(cf, o_cfprev);
             }
         }
         f = (const char *)field(f, o_back);
     }
+    ps->n = n;
     close_group(ps, 0);  /* frames after the last boundary: no native frame known */
 }
 
