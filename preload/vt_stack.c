@@ -293,7 +293,10 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
     }
     if (!h) h = 1;
     uint32_t id = m ? vt_memo_stack_find(m, h) : 0;
-    if (VT_LIKELY(id)) return id;
+    if (VT_LIKELY(id)) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_LOCAL, 1);
+        return id;
+    }
     id = leaf_find(h);
     if (VT_LIKELY(id)) {
         if (m) vt_memo_stack_keep(m, h, id);
@@ -303,6 +306,7 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
     pthread_mutex_lock(&vt_st.mu);
     id = leaf_find(h);
     if (!id) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_NEW, 1);
         uint32_t parent = 0;
         int ok = 1;
         for (int i = 0; i < x->nscope && ok; i++) ok = (parent = node_get(parent, VT_TAG_SCOPE | x->scope[i])) != 0;
@@ -366,7 +370,9 @@ static __attribute__((noinline)) int extra_of(vt_extra *x)
 
 static __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, vt_extra *x)
 {
+    uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
     uint32_t id = splice(m, w, x);
+    if (VT_UNLIKELY(t0)) vt_stats_add(VT_STAT_NS_SPLICE, vt_now_abs() - t0);
     if (!id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
     return id;
 }
