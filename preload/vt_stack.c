@@ -9,7 +9,8 @@
  * so the first stored frame is the return address in the caller of the driver
  * function, whatever inlining did to our frames.
  *
- * Dedup, in two levels:
+ * Dedup, in two levels (and, for stacks with Python frames or scopes, a per-thread copy
+ * of level 1's answers in the thread's memo, vt_memo_stack_find, asked first):
  *   1. a lock-free open-addressing table: 64-bit hash of the whole IP array -> leaf node
  *      id. The steady state (a stack seen before) is one hash and one or two probes,
  *      no lock. Two different stacks with one 64-bit hash would share an id; at

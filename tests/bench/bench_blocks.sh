@@ -6,7 +6,7 @@
 # builds in the same minutes of a busy machine), RUNS times each (default 5), cold
 # (--thrash 1024: each operator first reads 1 MiB, so the recorder's tables are out of
 # L2 as in a real program) and hot (--thrash 0), and prints the medians of each run's
-# cost (recording on minus paused, same process) in ns per alloc+free pair: from Python
+# cost (recording on minus paused, same process) in CPU ns per alloc+free pair: from Python
 # (12 frames, 40 native frames below) and from a thread without Python. Env: RUNS, STEPS
 # (default 300), CASES (default "1024 0"), EXTRA (more bench_blocks.py options).
 set -eu
