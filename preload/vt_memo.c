@@ -33,13 +33,13 @@
  *
  * Memory: per thread, one MAP_NORESERVE mapping (about 8.3 MB of address space at
  * depth 64, touched as logs are kept: ~2 KB per call path; with it a 16 KiB copy of the
- * ids of the thread's stacks with Python frames or scopes, at the end of this file). When the arena or a table
- * is full, new walks are not kept, so that a program with a few more call paths than fit
- * still finds most of them; only after VT_MEMO_REFRESH walks could not be kept is
- * everything dropped and the memo starts over (counted in VRAMTRACE_STATS), so that a
- * program whose call paths changed (training, then evaluation) is learnt again. Dropping
- * at once when full would find nothing at all in a cycle of paths a little longer than
- * what fits (tests/bench/memo_check.sh). */
+ * ids of the thread's stacks with Python frames or scopes, at the end of this file).
+ * When the arena or a table is full, new walks are not kept, so that a program with a
+ * few more call paths than fit still finds most of them; only after VT_MEMO_REFRESH
+ * walks could not be kept is everything dropped and the memo starts over (counted in
+ * VRAMTRACE_STATS), so that a program whose call paths changed (training, then
+ * evaluation) is learnt again. Dropping at once when full would find nothing at all in
+ * a cycle of paths a little longer than what fits (tests/bench/memo_check.sh). */
 #include "vt_memo.h"
 #include "vt_global.h"
 #include "vt_stats.h"

@@ -396,22 +396,22 @@ typedef struct {
     uintptr_t frame, code, instr;
     uint32_t  id;
     uint32_t  pad_;
-} vt_pylast_ent;
+} vt_pyseen_ent;
 
 typedef struct {
-    vt_pylast_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
-} vt_pylast;
+    vt_pyseen_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
+} vt_pyseen;
 
 /* Per thread: its earlier lookups. Mapped at the thread's first walk with frames,
  * unmapped when it exits. */
-static VT_TLS vt_pylast *vt_pl;
+static VT_TLS vt_pyseen *vt_pl;
 static pthread_key_t vt_pl_key;
 static int vt_pl_key_ok;
 
 static void pl_free(void *p)
 {
     vt_pl = NULL;
-    if (p) munmap(p, sizeof(vt_pylast));
+    if (p) munmap(p, sizeof(vt_pyseen));
 }
 
 void vt_py_init(void)
@@ -419,9 +419,9 @@ void vt_py_init(void)
     vt_pl_key_ok = pthread_key_create(&vt_pl_key, pl_free) == 0;
 }
 
-static vt_pylast *pl_get(void)
+static vt_pyseen *pl_get(void)
 {
-    vt_pylast *p = vt_pl;
+    vt_pyseen *p = vt_pl;
     if (VT_LIKELY(p) || !vt_pl_key_ok) return p;
     void *m = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
@@ -429,22 +429,22 @@ static vt_pylast *pl_get(void)
     return vt_pl = m;
 }
 
-static inline vt_pylast_ent *pl_slot(vt_pylast *pl, uintptr_t f, uintptr_t instr)
+static inline vt_pyseen_ent *pl_slot(vt_pyseen *pl, uintptr_t f, uintptr_t instr)
 {
     return &pl->e[((f ^ (instr << 7)) * 0x9e3779b97f4a7c15ull) >> (64 - 10)];
 }
 
 /* The id kept for this frame, or 0. */
-static inline uint32_t kept_id(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_t instr)
+static inline uint32_t kept_id(vt_pyseen *pl, uintptr_t f, uintptr_t code, uintptr_t instr)
 {
-    const vt_pylast_ent *e = pl_slot(pl, f, instr);
+    const vt_pyseen_ent *e = pl_slot(pl, f, instr);
     return ((e->frame ^ f) | (e->code ^ code) | (e->instr ^ instr)) ? 0 : e->id;
 }
 
-static inline void remember(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
+static inline void remember(vt_pyseen *pl, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
 {
     if (!pl) return;
-    vt_pylast_ent *e = pl_slot(pl, f, instr);
+    vt_pyseen_ent *e = pl_slot(pl, f, instr);
     e->frame = f;
     e->code = code;
     e->instr = instr;
@@ -455,7 +455,7 @@ static inline void remember(vt_pylast *pl, uintptr_t f, uintptr_t code, uintptr_
  *  The walks
  * ------------------------------------------------------------------------ */
 /* 3.9, 3.10: one PyFrameObject per interpreter call. */
-static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt_pylast *pl)
+static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt_pyseen *pl)
 {
     const char *f = (const char *)field(ts, L->ts_frame);
     const char *cf = L->ts_cframe >= 0 ? (const char *)field(ts, L->ts_cframe) : NULL;
@@ -480,7 +480,7 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
 /* 3.11+: _PyInterpreterFrame chains. minor is a constant at each call (the function is
  * inlined per version), so the version tests fold away. */
 static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout *L, const char *ts,
-                                                              vt_pystack *ps, vt_pylast *pl, const int minor)
+                                                              vt_pystack *ps, vt_pyseen *pl, const int minor)
 {
     const char *cf = NULL, *f;
     if (minor >= 13) {
@@ -540,7 +540,7 @@ int vt_py_capture(vt_pystack *ps)
     if (!vt_api.is_initialized()) return 0;
     const char *ts = vt_api.this_thread_state();  /* this thread's own, GIL or not */
     if (!ts) return 0;
-    vt_pylast *pl = pl_get();
+    vt_pyseen *pl = pl_get();
     switch (L->minor) {
     case 9: case 10: walk_objects(L, ts, ps, pl); break;
     case 11: walk_frames(L, ts, ps, pl, 11); break;

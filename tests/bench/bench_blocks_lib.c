@@ -45,7 +45,7 @@ __attribute__((visibility("default"))) int bb_init(void)
     return f != NULL;
 }
 
-/* Each operator then reads kb KiB of memory (one word a cache line) before its events;
+/* Each operator then reads and writes kb KiB of memory (a word a cache line) before its events;
  * 0 (the default) reads nothing. Returns 0, or -1 when the memory is not there. */
 __attribute__((visibility("default"))) int bb_thrash(int kb)
 {
