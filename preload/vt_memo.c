@@ -32,13 +32,14 @@
  * the memo that each lookup sets to the current RBP.
  *
  * Memory: per thread, one MAP_NORESERVE mapping (about 8.3 MB of address space at
- * depth 64, touched as logs are kept: ~2 KB per call path). When the arena or a table
- * is full, new walks are not kept, so that a program with a few more call paths than fit
- * still finds most of them; only after VT_MEMO_REFRESH walks could not be kept is
- * everything dropped and the memo starts over (counted in VRAMTRACE_STATS), so that a
- * program whose call paths changed (training, then evaluation) is learnt again. Dropping
- * at once when full would find nothing at all in a cycle of paths a little longer than
- * what fits (tests/bench/memo_check.sh). */
+ * depth 64, touched as logs are kept: ~2 KB per call path; with it a 16 KiB copy of the
+ * ids of the thread's stacks with Python frames or scopes, at the end of this file).
+ * When the arena or a table is full, new walks are not kept, so that a program with a
+ * few more call paths than fit still finds most of them; only after VT_MEMO_REFRESH
+ * walks could not be kept is everything dropped and the memo starts over (counted in
+ * VRAMTRACE_STATS), so that a program whose call paths changed (training, then
+ * evaluation) is learnt again. Dropping at once when full would find nothing at all in
+ * a cycle of paths a little longer than what fits (tests/bench/memo_check.sh). */
 #include "vt_memo.h"
 #include "vt_global.h"
 #include "vt_stats.h"
@@ -51,6 +52,7 @@
 #define VT_MEMO_ROOTS    4096u       /* start -> first kept walk; filled to half at most */
 #define VT_MEMO_BRANCHES 16384u      /* (walk, read, value) -> walk; filled to half at most */
 #define VT_MEMO_REFRESH  8192u       /* walks not kept for want of room before a reset */
+#define VT_MEMO_STACKS   1024u       /* spliced stack key -> id, direct-mapped */
 
 /* A kept walk: its log, then its frames and their stack pointers. */
 typedef struct {
@@ -65,6 +67,14 @@ typedef struct {
     uint32_t  at;          /* arena offset of the first kept walk; 0 = empty */
     uint32_t  pad_;
 } vt_root;
+
+/* A stack with Python frames or scopes: its key (vt_stack.c's hash of the native walk
+ * and the rest) and the id the process-wide table gave it. */
+typedef struct {
+    uint64_t key;          /* 0 = empty */
+    uint32_t id;
+    uint32_t pad_;
+} vt_stack_ent;
 
 typedef struct {
     uint64_t v;            /* the value read */
@@ -87,6 +97,7 @@ struct vt_memo {
     uint64_t  *log;        /* cap pairs */
     vt_root   *roots;
     vt_branch *br;
+    vt_stack_ent *stacks;
     char      *arena;
     size_t     bytes;
 };
@@ -115,7 +126,7 @@ vt_memo *vt_memo_get(int max)
     if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
     size_t bytes = sizeof *m + (size_t)cap * 16 + VT_MEMO_ROOTS * sizeof(vt_root)
-                 + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_ARENA;
+                 + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_STACKS * sizeof(vt_stack_ent) + VT_MEMO_ARENA;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     m = p;
@@ -126,7 +137,8 @@ vt_memo *vt_memo_get(int max)
     m->log = (uint64_t *)(m + 1);
     m->roots = (vt_root *)(m->log + (size_t)cap * 2);
     m->br = (vt_branch *)(m->roots + VT_MEMO_ROOTS);
-    m->arena = (char *)(m->br + VT_MEMO_BRANCHES);
+    m->stacks = (vt_stack_ent *)(m->br + VT_MEMO_BRANCHES);
+    m->arena = (char *)(m->stacks + VT_MEMO_STACKS);
     if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
     vt_memo_tls = m;
     return m;
@@ -190,9 +202,17 @@ const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
         const uint64_t *rv = k->rv;
         /* Every address was a word of this thread's stack at or above rsp0 when it was
          * logged (or m->rbp0), so it is readable now: the start is the same. */
-        for (; i < k->nreads; i++)
+        uint32_t nr = k->nreads;
+        /* four words a test: the loads are independent, one branch for the four */
+        for (; i + 4 <= nr; i += 4) {
+            const uint64_t *p = rv + 2 * i;
+            uint64_t d = (*(const uint64_t *)(uintptr_t)p[0] ^ p[1]) | (*(const uint64_t *)(uintptr_t)p[2] ^ p[3])
+                       | (*(const uint64_t *)(uintptr_t)p[4] ^ p[5]) | (*(const uint64_t *)(uintptr_t)p[6] ^ p[7]);
+            if (d) break;
+        }
+        for (; i < nr; i++)
             if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) break;
-        if (i == k->nreads) return &k->w;
+        if (i == nr) return &k->w;
         uint64_t v = *(const uint64_t *)(uintptr_t)rv[2 * i];
         m->att_from = at;
         m->att_i = i;
@@ -267,4 +287,30 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
 void vt_memo_set_id(const vt_walk *w, uint32_t id)
 {
     ((vt_walk *)w)->id = id;  /* w is in this thread's own arena */
+}
+
+/* ------------------------------------------------------------------------ *
+ *  Spliced stacks
+ * ------------------------------------------------------------------------ */
+/* The ids of the stacks this thread made with Python frames or scopes: a key maps to one
+ * id for the life of the process (vt_stack.c never changes a published one), so a copy
+ * is never stale, and the thread's few hundred stacks stay in a few of its own cache
+ * lines rather than spread over the process-wide table's megabytes (a cache and TLB miss
+ * a stack there). Never reset: what it holds stays true. */
+static inline vt_stack_ent *stack_slot(vt_memo *m, uint64_t key)
+{
+    return &m->stacks[(key * 0x9e3779b97f4a7c15ull) >> (64 - 10)];
+}
+
+uint32_t vt_memo_stack_find(vt_memo *m, uint64_t key)
+{
+    const vt_stack_ent *e = stack_slot(m, key);
+    return e->key == key ? e->id : 0;
+}
+
+void vt_memo_stack_keep(vt_memo *m, uint64_t key, uint32_t id)
+{
+    vt_stack_ent *e = stack_slot(m, key);
+    e->key = key;
+    e->id = id;
 }

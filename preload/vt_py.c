@@ -376,41 +376,42 @@ static inline void close_group(vt_pystack *ps, uintptr_t anchor)
     ps->ngroups++;
 }
 
-static inline void add(vt_pystack *ps, uint32_t id)
-{
-    if (id && ps->n < VT_PY_MAX) ps->id[ps->n++] = id;
-}
-
 /* ------------------------------------------------------------------------ *
- *  The thread's previous walk: frames that did not move keep their ids
+ *  The thread's earlier lookups: frames that did not move keep their ids
  * ------------------------------------------------------------------------ */
 /* A training loop allocates from frames that stay where they are (the outer frames wait
  * in their calls; the inner ones are re-entered at the same place): a frame at the same
- * position of the walk, at the same address, running the same code object at the same
- * instruction as in the thread's previous walk gets the previous walk's id, without the
- * code object's tag and the table lookup. (The one way this can be wrong: the code
- * object was freed and another one made at its address, and a frame of the new one sits
- * at the same address at the same instruction offset, between two allocations.) */
+ * address, running the same code object at the same instruction as a frame the thread
+ * looked up before gets that lookup's id, without the code object's tag and the table
+ * lookup. The thread keeps them in a small direct-mapped table of its own rather than
+ * one per position of its last walk, since a frame that waits at one position calls
+ * from several lines in turn (a layer's forward: the query, key, value projections...),
+ * where the last walk's entry misses on each (on the H200: ~4 lookups a stack of ~20
+ * frames). (The one way this can be wrong: the code object was freed and another one
+ * made at its address, and a frame of the new one sits at the same address at the same
+ * instruction offset.) */
+#define VT_PL_SLOTS 1024   /* per thread: 32 KiB, a few hundred call sites in use */
+
 typedef struct {
     uintptr_t frame, code, instr;
     uint32_t  id;
-} vt_pylast_ent;
+    uint32_t  pad_;
+} vt_pyseen_ent;
 
 typedef struct {
-    int n;
-    vt_pylast_ent e[VT_PY_MAX];
-} vt_pylast;
+    vt_pyseen_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
+} vt_pyseen;
 
-/* Per thread: its previous walk. Mapped at the thread's first walk with frames,
+/* Per thread: its earlier lookups. Mapped at the thread's first walk with frames,
  * unmapped when it exits. */
-static VT_TLS vt_pylast *vt_pl;
+static VT_TLS vt_pyseen *vt_pl;
 static pthread_key_t vt_pl_key;
 static int vt_pl_key_ok;
 
 static void pl_free(void *p)
 {
     vt_pl = NULL;
-    if (p) munmap(p, sizeof(vt_pylast));
+    if (p) munmap(p, sizeof(vt_pyseen));
 }
 
 void vt_py_init(void)
@@ -418,9 +419,9 @@ void vt_py_init(void)
     vt_pl_key_ok = pthread_key_create(&vt_pl_key, pl_free) == 0;
 }
 
-static vt_pylast *pl_get(void)
+static vt_pyseen *pl_get(void)
 {
-    vt_pylast *p = vt_pl;
+    vt_pyseen *p = vt_pl;
     if (VT_LIKELY(p) || !vt_pl_key_ok) return p;
     void *m = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
@@ -428,36 +429,44 @@ static vt_pylast *pl_get(void)
     return vt_pl = m;
 }
 
-static inline void remember(vt_pylast *pl, int k, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
+static inline vt_pyseen_ent *pl_slot(vt_pyseen *pl, uintptr_t f, uintptr_t instr)
+{
+    return &pl->e[((f ^ (instr << 7)) * 0x9e3779b97f4a7c15ull) >> (64 - 10)];
+}
+
+/* The id kept for this frame, or 0. */
+static inline uint32_t kept_id(vt_pyseen *pl, uintptr_t f, uintptr_t code, uintptr_t instr)
+{
+    const vt_pyseen_ent *e = pl_slot(pl, f, instr);
+    return ((e->frame ^ f) | (e->code ^ code) | (e->instr ^ instr)) ? 0 : e->id;
+}
+
+static inline void remember(vt_pyseen *pl, uintptr_t f, uintptr_t code, uintptr_t instr, uint32_t id)
 {
     if (!pl) return;
-    pl->e[k].frame = f;
-    pl->e[k].code = code;
-    pl->e[k].instr = instr;
-    pl->e[k].id = id;
+    vt_pyseen_ent *e = pl_slot(pl, f, instr);
+    e->frame = f;
+    e->code = code;
+    e->instr = instr;
+    e->id = id;
 }
 
 /* ------------------------------------------------------------------------ *
  *  The walks
  * ------------------------------------------------------------------------ */
 /* 3.9, 3.10: one PyFrameObject per interpreter call. */
-static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt_pylast *pl)
+static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, vt_pyseen *pl)
 {
     const char *f = (const char *)field(ts, L->ts_frame);
     const char *cf = L->ts_cframe >= 0 ? (const char *)field(ts, L->ts_cframe) : NULL;
     const int o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back, o_cfprev = L->cf_previous;
-    const int lastn = pl ? pl->n : 0;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         PyObj *code = field(f, o_code);
         int lasti = *(const int *)(f + o_instr);
-        int k = ps->n;
-        uint32_t id = 0;
-        if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
-            pl->e[k].instr == (uintptr_t)(intptr_t)lasti) {
-            id = pl->e[k].id;
-        } else if (is_code(code)) {
+        uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti) : 0;
+        if (!id && is_code(code)) {
             id = loc_id(code, lasti < 0 ? -1 : lasti * L->lasti_unit);
-            if (id) remember(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
+            if (id) remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)(intptr_t)lasti, id);
         }
         if (id) {
             ps->id[ps->n++] = id;
@@ -471,7 +480,7 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
 /* 3.11+: _PyInterpreterFrame chains. minor is a constant at each call (the function is
  * inlined per version), so the version tests fold away. */
 static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout *L, const char *ts,
-                                                              vt_pystack *ps, vt_pylast *pl, const int minor)
+                                                              vt_pystack *ps, vt_pyseen *pl, const int minor)
 {
     const char *cf = NULL, *f;
     if (minor >= 13) {
@@ -482,39 +491,44 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     }
     const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
-    const int lastn = pl ? pl->n : 0;
-    for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
+    /* ps->n in a register (the id stores could alias it), stored before each group ends */
+    int n = ps->n;
+    for (int left = 4096; f && left > 0 && n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
             /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
              * 3.14 FRAME_OWNED_BY_INTERPRETER (3; its CSTACK, 4, is assigned nowhere) */
+            ps->n = n;
             close_group(ps, (uintptr_t)f);
         } else {
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
             const char *instr = (const char *)field(f, o_instr);
-            int k = ps->n;
-            if (k < lastn && pl->e[k].frame == (uintptr_t)f && pl->e[k].code == (uintptr_t)code &&
-                pl->e[k].instr == (uintptr_t)instr) {
-                ps->id[ps->n++] = pl->e[k].id;
+            uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
+            if (id) {
+                ps->id[n++] = id;
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
                 int first = *(const int *)((const char *)code + L->co_firsttraceable);
                 /* frames still being set up have not reached their first instruction */
                 if (owner == VT_PY_OWNED_GENERATOR || instr >= start + 2 * first) {
                     long off = instr - start;
-                    uint32_t id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
-                    if (id) remember(pl, k, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
-                    add(ps, id);
+                    id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
+                    if (id) {
+                        remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
+                        ps->id[n++] = id;
+                    }
                 }
             }
             if (minor == 11 && f[o_entry]) {
+                ps->n = n;
                 close_group(ps, (uintptr_t)cf);
                 if (cf) cf = (const char *)field(cf, o_cfprev);
             }
         }
         f = (const char *)field(f, o_back);
     }
+    ps->n = n;
     close_group(ps, 0);  /* frames after the last boundary: no native frame known */
 }
 
@@ -526,13 +540,12 @@ int vt_py_capture(vt_pystack *ps)
     if (!vt_api.is_initialized()) return 0;
     const char *ts = vt_api.this_thread_state();  /* this thread's own, GIL or not */
     if (!ts) return 0;
-    vt_pylast *pl = pl_get();
+    vt_pyseen *pl = pl_get();
     switch (L->minor) {
     case 9: case 10: walk_objects(L, ts, ps, pl); break;
     case 11: walk_frames(L, ts, ps, pl, 11); break;
     case 12: walk_frames(L, ts, ps, pl, 12); break;
     default: walk_frames(L, ts, ps, pl, 13); break;  /* 3.13, 3.14 */
     }
-    if (pl) pl->n = ps->n;
     return ps->n;
 }

@@ -110,6 +110,10 @@ static int try_push(const vt_ring_ev *e)
                                                       memory_order_seq_cst, memory_order_relaxed)) {
                 s->ev = *e;
                 atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+                /* The next slot's line was last written by the writer a whole ring ago
+                 * and is out of cache by now: fetch it for writing while the program
+                 * runs, rather than at the next event (a cache miss per event). */
+                __builtin_prefetch(&vt_r.slots[(pos + 1) & vt_r.mask], 1, 3);
                 /* A nudge each quarter ring keeps the writer ahead of bursts. */
                 if (VT_UNLIKELY(((pos + 1) & (vt_r.mask >> 2)) == 0)) vt_ring_wake();
                 return 0;

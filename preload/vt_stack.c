@@ -9,7 +9,8 @@
  * so the first stored frame is the return address in the caller of the driver
  * function, whatever inlining did to our frames.
  *
- * Dedup, in two levels:
+ * Dedup, in two levels (and, for stacks with Python frames or scopes, a per-thread copy
+ * of level 1's answers in the thread's memo, vt_memo_stack_find, asked first):
  *   1. a lock-free open-addressing table: 64-bit hash of the whole IP array -> leaf node
  *      id. The steady state (a stack seen before) is one hash and one or two probes,
  *      no lock. Two different stacks with one 64-bit hash would share an id; at
@@ -265,8 +266,9 @@ typedef struct {
     int        at[VT_PY_GROUPS];         /* native frame each Python group goes inside of */
 } vt_extra;
 
-/* The id of the stack made of the native walk w (ips may be the memo's copy) and x. */
-static uint32_t splice(const vt_walk *w, vt_extra *x)
+/* The id of the stack made of the native walk w (ips may be the memo's copy) and x;
+ * m: the thread's memo, whose copy of the table is asked first (NULL: none). */
+static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
 {
     int n = (int)w->n;
     vt_pystack *ps = &x->py;
@@ -291,12 +293,21 @@ static uint32_t splice(const vt_walk *w, vt_extra *x)
         for (; i < ps->end[g]; i++) h = vt_mix(h ^ ps->id[i], 0xa0761d6478bd642full);
     }
     if (!h) h = 1;
-    uint32_t id = leaf_find(h);
-    if (VT_LIKELY(id)) return id;
+    uint32_t id = m ? vt_memo_stack_find(m, h) : 0;
+    if (VT_LIKELY(id)) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_LOCAL, 1);
+        return id;
+    }
+    id = leaf_find(h);
+    if (VT_LIKELY(id)) {
+        if (m) vt_memo_stack_keep(m, h, id);
+        return id;
+    }
 
     pthread_mutex_lock(&vt_st.mu);
     id = leaf_find(h);
     if (!id) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_NEW, 1);
         uint32_t parent = 0;
         int ok = 1;
         for (int i = 0; i < x->nscope && ok; i++) ok = (parent = node_get(parent, VT_TAG_SCOPE | x->scope[i])) != 0;
@@ -315,6 +326,7 @@ static uint32_t splice(const vt_walk *w, vt_extra *x)
         if (id) leaf_insert(h, id);
     }
     pthread_mutex_unlock(&vt_st.mu);
+    if (id && m) vt_memo_stack_keep(m, h, id);
     return id;
 }
 
@@ -357,9 +369,11 @@ static __attribute__((noinline)) int extra_of(vt_extra *x)
     return x->nscope || x->py.n;
 }
 
-static __attribute__((noinline)) uint32_t capture_extra(const vt_walk *w, vt_extra *x)
+static __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, vt_extra *x)
 {
-    uint32_t id = splice(w, x);
+    uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
+    uint32_t id = splice(m, w, x);
+    if (VT_UNLIKELY(t0)) vt_stats_add(VT_STAT_NS_SPLICE, vt_now_abs() - t0);
     if (!id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
     return id;
 }
@@ -413,7 +427,7 @@ uint32_t vt_stack_capture(void)
             return id;
         }
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
-        return capture_extra(hit, &x);
+        return capture_extra(m, hit, &x);
     }
     const uintptr_t *sps = spbuf;
     if (VT_UNLIKELY(n < 0)) {
@@ -434,7 +448,7 @@ uint32_t vt_stack_capture(void)
     if (more && extra_of(&x)) {
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
         vt_memo_keep(m, &w);
-        return capture_extra(&w, &x);
+        return capture_extra(m, &w, &x);
     }
     w.id = native_id(&w);
     if (!w.id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
