@@ -968,6 +968,13 @@ void vt_gen_marks(const char *path)
     end();
 }
 
+/* Python generators (after main): a stack of Python frames over the capture's plumbing, and
+ * allocations 1 ms apart at fresh addresses (every tensor through cuMemAllocAsync). */
+typedef struct { uint64_t t, next; } seq;
+static uint32_t py_stack(const frame *fr, int n);
+static uint64_t seq_alloc(seq *q, uint64_t size, uint32_t stack);
+static void seq_free(seq *q, uint64_t addr);
+
 /* ckpt-0, ckpt-1: two steps of a four-layer model in Python, every tensor through
  * cuMemAllocAsync, without (0) and with (1) activation checkpointing as PyTorch's
  * reentrant checkpoint does it. Forward: each layer keeps an activation of 8 MiB (with
@@ -1020,21 +1027,18 @@ void vt_gen_ckpt(const char *path, int ckpt)
     const frame f_grad[1] = { { VT_FRAME_PYTHON, 7 } };
     const frame f_gin0[2] = { { VT_FRAME_PYTHON, 6 }, { VT_FRAME_PYTHON, 1 } };
     uint32_t sw, sfwd, sckf, sout, sre, sgin, sgrad, sgin0;
-#define CKPT_STACK(var, fr) do { python_mode = 1; cudart_vtgen_malloc(vt_gen_capture, NULL); python_mode = 0; \
-        var = stack_of_capture(fr, (int)(sizeof fr / sizeof fr[0])); } while (0)
-    CKPT_STACK(sw, f_w);
-    CKPT_STACK(sfwd, f_fwd);
-    CKPT_STACK(sckf, f_ckfwd);
-    CKPT_STACK(sout, f_out);
-    CKPT_STACK(sre, f_re);
-    CKPT_STACK(sgin, f_gin);
-    CKPT_STACK(sgrad, f_grad);
-    CKPT_STACK(sgin0, f_gin0);
-#undef CKPT_STACK
-    uint64_t t = 1, next = A0;
-#define CK_ALLOC(addr, size, st) do { at(t++ * MS); addr = next; next += 1ull << 32; \
-        alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, st); } while (0)
-#define CK_FREE(addr) do { at(t++ * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, addr); } while (0)
+#define PY_STACK(fr) py_stack(fr, (int)(sizeof fr / sizeof fr[0]))
+    sw = PY_STACK(f_w);
+    sfwd = PY_STACK(f_fwd);
+    sckf = PY_STACK(f_ckfwd);
+    sout = PY_STACK(f_out);
+    sre = PY_STACK(f_re);
+    sgin = PY_STACK(f_gin);
+    sgrad = PY_STACK(f_grad);
+    sgin0 = PY_STACK(f_gin0);
+    seq q = { 1, A0 };
+#define CK_ALLOC(addr, size, st) (addr = seq_alloc(&q, size, st))
+#define CK_FREE(addr) seq_free(&q, addr)
     uint64_t w[4], g[4], act[4], out[4], re, gin;
     for (int i = 0; i < 4; i++) CK_ALLOC(w[i], 4 * MiB, sw);
     for (int step = 0; step < 2; step++) {
@@ -1059,7 +1063,7 @@ void vt_gen_ckpt(const char *path, int ckpt)
 #undef CK_ALLOC
 #undef CK_FREE
     (void)w; (void)g;
-    at(t * MS);
+    at(q.t * MS);
     trailer(1);
     end();
 }
@@ -1205,18 +1209,15 @@ void vt_gen_gradkeep(const char *path)
     const frame f_opt[2] = { { VT_FRAME_PYTHON, 6 }, { VT_FRAME_PYTHON, 1 } };
     const frame f_loss[1] = { { VT_FRAME_PYTHON, 1 } };
     uint32_t sw, sfwd, sgrad, sopt, sloss;
-#define GK_STACK(var, fr) do { python_mode = 1; cudart_vtgen_malloc(vt_gen_capture, NULL); python_mode = 0; \
-        var = stack_of_capture(fr, (int)(sizeof fr / sizeof fr[0])); } while (0)
-    GK_STACK(sw, f_w);
-    GK_STACK(sfwd, f_fwd);
-    GK_STACK(sgrad, f_grad);
-    GK_STACK(sopt, f_opt);
-    GK_STACK(sloss, f_loss);
-#undef GK_STACK
-    uint64_t t = 1, next = A0;
-#define GK_ALLOC(addr, size, st) do { at(t++ * MS); addr = next; next += 1ull << 32; \
-        alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, st); } while (0)
-#define GK_FREE(addr) do { at(t++ * MS); free_(VT_KIND_MEM_FREE_ASYNC, 0, addr); } while (0)
+    sw = PY_STACK(f_w);
+    sfwd = PY_STACK(f_fwd);
+    sgrad = PY_STACK(f_grad);
+    sopt = PY_STACK(f_opt);
+    sloss = PY_STACK(f_loss);
+#undef PY_STACK
+    seq q = { 1, A0 };
+#define GK_ALLOC(addr, size, st) (addr = seq_alloc(&q, size, st))
+#define GK_FREE(addr) seq_free(&q, addr)
     uint64_t w[2], g[2], m[4], act[2], loss, tmp;
     for (int i = 0; i < 2; i++) GK_ALLOC(w[i], 4 * MiB, sw);
     for (int step = 0; step < 4; step++) {
@@ -1231,7 +1232,7 @@ void vt_gen_gradkeep(const char *path)
                 GK_FREE(tmp);
             }
         }
-        t += 5;  /* the optimizer step */
+        q.t += 5;  /* the optimizer step */
         if (step == 0)
             for (int i = 0; i < 4; i++) GK_ALLOC(m[i], 4 * MiB, sopt);
         GK_FREE(loss);
@@ -1239,7 +1240,30 @@ void vt_gen_gradkeep(const char *path)
 #undef GK_ALLOC
 #undef GK_FREE
     (void)w; (void)g; (void)m;
-    at(t * MS);
+    at(q.t * MS);
     trailer(1);
     end();
+}
+
+static uint32_t py_stack(const frame *fr, int n)
+{
+    python_mode = 1;
+    cudart_vtgen_malloc(vt_gen_capture, NULL);
+    python_mode = 0;
+    return stack_of_capture(fr, n);
+}
+
+static uint64_t seq_alloc(seq *q, uint64_t size, uint32_t stack)
+{
+    at(q->t++ * MS);
+    uint64_t addr = q->next;
+    q->next += 1ull << 32;
+    alloc_(VT_KIND_MEM_ALLOC_ASYNC, 0, addr, size, stack);
+    return addr;
+}
+
+static void seq_free(seq *q, uint64_t addr)
+{
+    at(q->t++ * MS);
+    free_(VT_KIND_MEM_FREE_ASYNC, 0, addr);
 }
