@@ -2,6 +2,7 @@
 /* vt_fit.c - one device's allocations through several allocator models at once. */
 #include "vt_fit.h"
 
+#include "vt_huge.h"
 #include "vt_replay.h"
 
 #include <stdio.h>
@@ -75,7 +76,7 @@ static int grow(vt_fit_sim *s)
     size_t ncap = (s->mask + 1) * 2;
     live_ent *old = s->tab;
     size_t omask = s->mask;
-    s->tab = calloc(ncap, sizeof *s->tab);
+    s->tab = vt_huge_calloc(ncap, sizeof *s->tab); /* probed at random */
     if (!s->tab) { s->tab = old; return -1; }
     s->mask = ncap - 1;
     for (size_t i = 0; i <= omask; i++) {
@@ -177,37 +178,83 @@ void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key)
     if (e) end_live(s, e);
 }
 
+void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key)
+{
+    const char *e = (const char *)&s->tab[slot_of(s, key + 1)];
+    __builtin_prefetch(e, 1);
+    __builtin_prefetch(e + sizeof(live_ent) - 1, 1); /* the handles, on the next line */
+}
+
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i]; }
 uint64_t vt_fit_sim_live(const vt_fit_sim *s) { return s->live; }
 uint64_t vt_fit_sim_peak(const vt_fit_sim *s) { return s->peak; }
 uint64_t vt_fit_sim_streams(const vt_fit_sim *s) { return s->nstreams; }
 uint64_t vt_fit_sim_outside_peak(const vt_fit_sim *s) { return s->outside_peak; }
 
+/* What one pass feeds its sink. */
+typedef struct {
+    int device;
+    const uint8_t *cat_of_stack;
+    size_t ncat;
+    int split_async;
+    vt_fit_sink *sink;
+} fit_pass;
+
+/* An ALLOC or FREE record to the sink, when it is one of device memory on the device.
+ * Returns the sink's answer (0 for a record it does not see). */
+static inline int feed(const fit_pass *fp, unsigned type, unsigned k, int device, uint64_t time, uint64_t addr,
+                       uint64_t size, uint64_t stream, uint32_t stack_id)
+{
+    if (device != fp->device) return 0;
+    int is_alloc = type == VT_REC_ALLOC;
+    if (is_alloc ? !(k == VT_KIND_MEM_ALLOC || k == VT_KIND_MEM_ALLOC_PITCH || k == VT_KIND_MEM_ALLOC_ASYNC ||
+                     k == VT_KIND_MEM_ALLOC_POOL)
+                 : !(k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC))
+        return 0;
+    if (!is_alloc) return fp->sink->event(fp->sink->ctx, addr, NULL);
+    uint8_t c = stack_id < fp->ncat ? fp->cat_of_stack[stack_id] : VT_CAT_OTHER;
+    vt_fit_req q = { time, size, stream, stack_id, (uint8_t)k, (uint8_t)(c & ~VT_FIT_OUTSIDE),
+                     (uint8_t)((c & VT_FIT_OUTSIDE) ||
+                               (fp->split_async && k != VT_KIND_MEM_ALLOC_ASYNC && k != VT_KIND_MEM_FREE_ASYNC)) };
+    return fp->sink->event(fp->sink->ctx, addr, &q);
+}
+
+/* How many events ahead the sink hears of (vt_fit_sink.ahead): about a memory
+ * latency's worth of models' work. */
+#define FIT_AHEAD 16
+
 int vt_fit_read(const char *path, int device, const uint8_t *cat_of_stack, size_t ncat, int split_async,
                 vt_fit_sink *sink, char *msg, size_t msglen)
 {
     vt_reader rd;
     if (vt_reader_open(&rd, path, msg, msglen)) return -1;
-    vt_reader_start_async(&rd);
-    vt_rec r;
-    int rc = 0;
-    while (vt_reader_next(&rd, &r)) {
-        if (r.type == VT_REC_ALLOC || r.type == VT_REC_FREE) {
-            if (r.device != device) continue;
-            unsigned k = r.kind;
-            int is_alloc = r.type == VT_REC_ALLOC;
-            if (is_alloc ? !(k == VT_KIND_MEM_ALLOC || k == VT_KIND_MEM_ALLOC_PITCH || k == VT_KIND_MEM_ALLOC_ASYNC ||
-                             k == VT_KIND_MEM_ALLOC_POOL)
-                         : !(k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC))
-                continue;
-            uint8_t c = r.stack_id < ncat ? cat_of_stack[r.stack_id] : VT_CAT_OTHER;
-            vt_fit_req q = { r.time_ns, r.size, r.stream, r.stack_id, r.kind, (uint8_t)(c & ~VT_FIT_OUTSIDE),
-                             (uint8_t)((c & VT_FIT_OUTSIDE) ||
-                                       (split_async && k != VT_KIND_MEM_ALLOC_ASYNC && k != VT_KIND_MEM_FREE_ASYNC)) };
-            int e = sink->event(sink->ctx, r.addr, is_alloc ? &q : NULL);
-            if (e < 0) { snprintf(msg, msglen, "out of memory"); rc = -1; break; }
-            if (e) break;
+    /* The ALLOC and FREE records come decoded, with their streams, from the reader's
+     * threads (vt_ev's fast path), while this one replays them through the models. */
+    vt_reader_start_events_streams(&rd);
+    fit_pass fp = { device, cat_of_stack, ncat, split_async, sink };
+    int rc = 0, e = 0;
+    while (!e) {
+        const vt_ev *ev;
+        size_t n = vt_reader_events(&rd, &ev);
+        if (n) {
+            const uint64_t *st = vt_reader_event_streams(&rd);
+            if (sink->ahead)
+                for (size_t i = 0; i < n && i < FIT_AHEAD; i++) sink->ahead(sink->ctx, ev[i].addr);
+            for (size_t i = 0; i < n && !e; i++) {
+                if (sink->ahead && i + FIT_AHEAD < n) sink->ahead(sink->ctx, ev[i + FIT_AHEAD].addr);
+                e = feed(&fp, ev[i].type, ev[i].kind, ev[i].device, ev[i].time_ns, ev[i].addr, ev[i].size, st[i],
+                         ev[i].stack_id);
+            }
+            continue;
         }
+        vt_rec r;
+        if (!vt_reader_next(&rd, &r)) break;
+        if (r.type == VT_REC_ALLOC || r.type == VT_REC_FREE)
+            e = feed(&fp, r.type, r.kind, r.device, r.time_ns, r.addr, r.size, r.stream, r.stack_id);
+    }
+    if (e < 0) {
+        snprintf(msg, msglen, "out of memory");
+        rc = -1;
     }
     if (rc == 0 && rd.stopped) {
         snprintf(msg, msglen, "%s at byte %llu", rd.err, (unsigned long long)rd.err_offset);

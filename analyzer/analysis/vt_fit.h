@@ -52,6 +52,9 @@ void vt_fit_sim_free(vt_fit_sim *s);
  * memory. A free of an unknown key is ignored; an allocation over a live key ends it. */
 int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r);
 void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key);
+/* An allocation or free at key comes soon: starts loading its place in the table of
+ * live allocations, a cache miss otherwise (the table is tens of MiB for 100k live). */
+void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key);
 
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i);
 uint64_t vt_fit_sim_live(const vt_fit_sim *s);      /* bytes asked, live now */
@@ -65,6 +68,8 @@ typedef struct {
     /* an allocation (key = address) or, with req NULL, a free */
     int (*event)(void *ctx, uint64_t key, const vt_fit_req *req);  /* 0 go on, 1 stop, -1 no memory */
     void *ctx;
+    /* optional: an event at key comes a few events from now (vt_fit_sim_prefetch) */
+    void (*ahead)(void *ctx, uint64_t key);
 } vt_fit_sink;
 
 /* cat_of_stack: this bit set marks a stack's allocations as outside the allocator. */

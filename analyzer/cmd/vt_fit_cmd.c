@@ -221,6 +221,8 @@ static int sim_event(void *ctx, uint64_t key, const vt_fit_req *req)
     return vt_fit_sim_alloc(s, key, req);
 }
 
+static void sim_ahead(void *ctx, uint64_t key) { vt_fit_sim_prefetch(ctx, key); }
+
 int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o)
 {
     ft->sim = vt_fit_models(ft, o);
@@ -228,7 +230,7 @@ int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o)
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    vt_fit_sink sink = { sim_event, ft->sim };
+    vt_fit_sink sink = { sim_event, ft->sim, sim_ahead };
     char msg[300];
     const char *path = ft->an->t[ft->ti].path;
     int rc = vt_fit_read(path, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, &sink, msg, sizeof msg);
