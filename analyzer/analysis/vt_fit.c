@@ -9,39 +9,78 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A live allocation: its key, size, category and each model's handle. Open addressing
- * with linear probing and backward-shift deletion: frees are as common as allocations. */
+/* A live allocation: its key, size, category, stack and each model's handle (as many
+ * as there are models: entries are small, for the cache). Open addressing with linear
+ * probing and backward-shift deletion: frees are as common as allocations. */
 typedef struct {
     uint64_t key;       /* address + 1; 0 = empty */
     uint64_t size;
+    uint64_t born;      /* by_stack: its allocation's number (vt_fit_sim.seq) */
+    uint32_t stack;
     uint8_t  cat, outside;
-    uint32_t h[VT_FIT_MAX_MODELS];
+    uint32_t h[];       /* vt_fit_sim.n of them */
 } live_ent;
+
+/* vt_fit_sim_by_stack: the bytes live at one slot's last reserved peak, by stack id,
+ * known at the end of the pass: those of the entries still live then that were born
+ * by the peak, and those of the ones born by it and freed after it, summed by stack
+ * when they are freed (a stack's sum belongs to the peak of its version: a later
+ * peak starts them all again, lazily). Only frees of what was live at the peak touch
+ * the stacks. */
+typedef struct {
+    uint64_t bytes;
+    uint32_t ver;
+} freed_after;
+
+typedef struct {
+    freed_after *fa;
+    size_t cap;
+    uint64_t peak_seq;  /* the allocation at the slot's last peak; 0: none yet */
+    uint32_t ver;       /* that peak's number */
+    int slot;           /* -1: off */
+    int bad;            /* a stack id past VT_FIT_MAX_STACK, or no memory */
+} by_stack;
+
+/* Stack ids by_stack keeps (a real trace has some 10^4 to 10^5 stacks). */
+#define VT_FIT_MAX_STACK (1u << 22)
 
 struct vt_fit_sim {
     vt_fit_slot slot[VT_FIT_MAX_MODELS];
     int n, nlive_models;   /* models, those not failed */
-    live_ent *tab;
+    uint8_t *tab;          /* entries of `stride` bytes */
+    size_t stride;
     size_t mask, count;
     uint64_t live, peak;
     uint64_t outside_live, outside_peak;
     uint64_t cat_live[VT_CAT_N];
     uint64_t streams[64];  /* CUstream values seen -> index (the first 64; more share the last) */
     uint32_t nstreams;
+    int nslot;             /* n, and the twins after them */
+    int twin_of[VT_FIT_MAX_MODELS];
+    uint64_t seq;          /* allocations so far */
+    by_stack bs;
 };
+
+static inline live_ent *ent(const vt_fit_sim *s, size_t i)
+{
+    return (live_ent *)(void *)(s->tab + i * s->stride);
+}
 
 vt_fit_sim *vt_fit_sim_new(vt_am **models, const uint64_t *limits, int n)
 {
     vt_fit_sim *s = calloc(1, sizeof *s);
-    if (s) s->tab = calloc(1024, sizeof *s->tab);
+    size_t stride = (sizeof(live_ent) + (size_t)n * sizeof(uint32_t) + 7) & ~(size_t)7;
+    if (s) s->tab = calloc(1024, stride);
     if (!s || !s->tab || n > VT_FIT_MAX_MODELS) {
         for (int i = 0; i < n; i++) vt_am_free(models[i]);
         if (s) free(s->tab);
         free(s);
         return NULL;
     }
+    s->stride = stride;
     s->mask = 1023;
-    s->n = s->nlive_models = n;
+    s->n = s->nslot = s->nlive_models = n;
+    s->bs.slot = -1;
     for (int i = 0; i < n; i++) {
         s->slot[i].m = models[i];
         s->slot[i].limit = limits ? limits[i] : VT_AM_NO_LIMIT;
@@ -54,7 +93,63 @@ void vt_fit_sim_free(vt_fit_sim *s)
     if (!s) return;
     for (int i = 0; i < s->n; i++) vt_am_free(s->slot[i].m);
     free(s->tab);
+    free(s->bs.fa);
     free(s);
+}
+
+void vt_fit_sim_by_stack(vt_fit_sim *s, int slot)
+{
+    s->bs.slot = slot;
+}
+
+/* Stack x's sum of bytes freed after the last peak. NULL when it cannot be kept. */
+static freed_after *stack_sum(by_stack *b, uint32_t x)
+{
+    if (x >= b->cap) {
+        if (x >= VT_FIT_MAX_STACK) { b->bad = 1; return NULL; }
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap <= x) cap *= 2;
+        freed_after *f = realloc(b->fa, cap * sizeof *f);
+        if (!f) { b->bad = 1; return NULL; }
+        memset(f + b->cap, 0, (cap - b->cap) * sizeof *f);
+        b->fa = f;
+        b->cap = cap;
+    }
+    freed_after *f = &b->fa[x];
+    if (f->ver != b->ver) {
+        f->bytes = 0;
+        f->ver = b->ver;
+    }
+    return f;
+}
+
+static unsigned cat_of(const uint8_t *cat_of_stack, size_t ncat, uint32_t x)
+{
+    unsigned c = (x < ncat ? cat_of_stack[x] : VT_CAT_OTHER) & ~VT_FIT_OUTSIDE;
+    return c < VT_CAT_N ? c : VT_CAT_OTHER;
+}
+
+int vt_fit_sim_cat_at_peak(vt_fit_sim *s, const uint8_t *cat_of_stack, size_t ncat)
+{
+    by_stack *b = &s->bs;
+    if (b->slot < 0 || b->bad) return -1;
+    uint64_t *cp = s->slot[b->slot].cat_at_peak;
+    memset(cp, 0, sizeof s->slot[b->slot].cat_at_peak);
+    if (!b->peak_seq) return 0;  /* no peak: nothing taken, as without by_stack */
+    for (size_t i = 0; i <= s->mask; i++) {
+        const live_ent *e = ent(s, i);
+        if (e->key && e->born <= b->peak_seq) cp[cat_of(cat_of_stack, ncat, e->stack)] += e->size;
+    }
+    for (size_t x = 0; x < b->cap; x++)
+        if (b->fa[x].ver == b->ver) cp[cat_of(cat_of_stack, ncat, (uint32_t)x)] += b->fa[x].bytes;
+    return 0;
+}
+
+int vt_fit_sim_add_twin(vt_fit_sim *s, int of)
+{
+    if (s->nslot == VT_FIT_MAX_MODELS || of < 0 || of >= s->n) return -1;
+    s->twin_of[s->nslot] = of;
+    return s->nslot++;
 }
 
 static size_t slot_of(const vt_fit_sim *s, uint64_t k)
@@ -66,24 +161,26 @@ static size_t slot_of(const vt_fit_sim *s, uint64_t k)
 static live_ent *find(const vt_fit_sim *s, uint64_t k)
 {
     for (size_t i = slot_of(s, k);; i = (i + 1) & s->mask) {
-        if (s->tab[i].key == k) return &s->tab[i];
-        if (!s->tab[i].key) return NULL;
+        live_ent *e = ent(s, i);
+        if (e->key == k) return e;
+        if (!e->key) return NULL;
     }
 }
 
 static int grow(vt_fit_sim *s)
 {
     size_t ncap = (s->mask + 1) * 2;
-    live_ent *old = s->tab;
+    uint8_t *old = s->tab;
     size_t omask = s->mask;
-    s->tab = vt_huge_calloc(ncap, sizeof *s->tab); /* probed at random */
+    s->tab = vt_huge_calloc(ncap, s->stride); /* probed at random */
     if (!s->tab) { s->tab = old; return -1; }
     s->mask = ncap - 1;
     for (size_t i = 0; i <= omask; i++) {
-        if (!old[i].key) continue;
-        size_t j = slot_of(s, old[i].key);
-        while (s->tab[j].key) j = (j + 1) & s->mask;
-        s->tab[j] = old[i];
+        const live_ent *o = (const live_ent *)(const void *)(old + i * s->stride);
+        if (!o->key) continue;
+        size_t j = slot_of(s, o->key);
+        while (ent(s, j)->key) j = (j + 1) & s->mask;
+        memcpy(ent(s, j), o, s->stride);
     }
     free(old);
     return 0;
@@ -94,15 +191,16 @@ static void remove_at(vt_fit_sim *s, size_t i)
     size_t j = i;
     for (;;) {
         j = (j + 1) & s->mask;
-        if (!s->tab[j].key) break;
-        size_t home = slot_of(s, s->tab[j].key);
+        live_ent *e = ent(s, j);
+        if (!e->key) break;
+        size_t home = slot_of(s, e->key);
         /* move j back to i when its home is not cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-            s->tab[i] = s->tab[j];
+            memcpy(ent(s, i), e, s->stride);
             i = j;
         }
     }
-    s->tab[i].key = 0;
+    ent(s, i)->key = 0;
     s->count--;
 }
 
@@ -111,9 +209,13 @@ static void end_live(vt_fit_sim *s, live_ent *e)
     for (int i = 0; i < s->n; i++)
         if (e->h[i] != UINT32_MAX) vt_am_release(s->slot[i].m, e->h[i]);
     if (e->outside) s->outside_live -= e->size;
+    if (e->born && e->born <= s->bs.peak_seq) {  /* live at the peak, freed after it */
+        freed_after *f = stack_sum(&s->bs, e->stack);
+        if (f) f->bytes += e->size;
+    }
     s->live -= e->size;
     s->cat_live[e->cat] -= e->size;
-    remove_at(s, (size_t)(e - s->tab));
+    remove_at(s, (size_t)((uint8_t *)e - s->tab) / s->stride);
 }
 
 static uint32_t stream_ix(vt_fit_sim *s, uint64_t stream)
@@ -131,12 +233,14 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
     if (old) end_live(s, old);
     if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s)) return -1;
     size_t i = slot_of(s, k);
-    while (s->tab[i].key) i = (i + 1) & s->mask;
-    live_ent *e = &s->tab[i];
+    while (ent(s, i)->key) i = (i + 1) & s->mask;
+    live_ent *e = ent(s, i);
     e->key = k;
     e->size = r->size;
     e->cat = r->cat < VT_CAT_N ? r->cat : VT_CAT_OTHER;
     e->outside = r->outside;
+    e->stack = r->stack_id;
+    e->born = s->bs.slot >= 0 ? ++s->seq : 0;
     s->count++;
     uint32_t st = stream_ix(s, r->stream);
     if (r->outside) {
@@ -149,7 +253,8 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
         if (sl->failed || r->outside) continue;
         if (sl->limit != VT_AM_NO_LIMIT)
             vt_am_set_limit(sl->m, sl->limit > s->outside_live ? sl->limit - s->outside_live : 0);
-        uint64_t before = vt_am_stats_of(sl->m)->peak_reserved;
+        const vt_am_stats *ms = vt_am_stats_of(sl->m);
+        uint64_t before = ms->peak_reserved, reserved = ms->reserved;
         int rc = vt_am_alloc(sl->m, r->size, st, &e->h[m]);
         if (rc == VT_AM_NOMEM) return -1;
         if (rc == VT_AM_OOM) {
@@ -161,9 +266,15 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
             s->nlive_models--;
             continue;
         }
-        if (vt_am_stats_of(sl->m)->peak_reserved > before) {
+        if (ms->reserved > reserved && ms->reserved + s->outside_live > sl->need)
+            sl->need = ms->reserved + s->outside_live;
+        if (ms->peak_reserved > before) {
             memcpy(sl->cat_at_peak, s->cat_live, sizeof sl->cat_at_peak);
             sl->cat_at_peak[e->cat] += r->size;
+            if (m == s->bs.slot) {
+                s->bs.peak_seq = e->born;
+                s->bs.ver++;
+            }
         }
     }
     s->live += r->size;
@@ -180,12 +291,12 @@ void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key)
 
 void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key)
 {
-    const char *e = (const char *)&s->tab[slot_of(s, key + 1)];
+    const char *e = (const char *)ent(s, slot_of(s, key + 1));
     __builtin_prefetch(e, 1);
-    __builtin_prefetch(e + sizeof(live_ent) - 1, 1); /* the handles, on the next line */
+    __builtin_prefetch(e + s->stride - 1, 1); /* the handles, when on the next line */
 }
 
-const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i]; }
+const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i < s->n ? i : s->twin_of[i]]; }
 uint64_t vt_fit_sim_live(const vt_fit_sim *s) { return s->live; }
 uint64_t vt_fit_sim_peak(const vt_fit_sim *s) { return s->peak; }
 uint64_t vt_fit_sim_streams(const vt_fit_sim *s) { return s->nstreams; }
@@ -207,10 +318,7 @@ static inline int feed(const fit_pass *fp, unsigned type, unsigned k, int device
 {
     if (device != fp->device) return 0;
     int is_alloc = type == VT_REC_ALLOC;
-    if (is_alloc ? !(k == VT_KIND_MEM_ALLOC || k == VT_KIND_MEM_ALLOC_PITCH || k == VT_KIND_MEM_ALLOC_ASYNC ||
-                     k == VT_KIND_MEM_ALLOC_POOL)
-                 : !(k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC))
-        return 0;
+    if (!vt_fit_kind(is_alloc, k)) return 0;
     if (!is_alloc) return fp->sink->event(fp->sink->ctx, addr, NULL);
     uint8_t c = stack_id < fp->ncat ? fp->cat_of_stack[stack_id] : VT_CAT_OTHER;
     vt_fit_req q = { time, size, stream, stack_id, (uint8_t)k, (uint8_t)(c & ~VT_FIT_OUTSIDE),
