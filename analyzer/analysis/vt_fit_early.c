@@ -3,8 +3,11 @@
  * (vt_fit_early.h). */
 #include "vt_fit_early.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* An event before the first cuMemAllocAsync (req.size == UINT64_MAX: a free). */
 typedef struct {
@@ -15,6 +18,18 @@ typedef struct {
 /* The events before the first cuMemAllocAsync kept, at most (a program's CUDA set-up:
  * cuBLAS workspaces, NCCL buffers; a few hundred in a PyTorch run). */
 #define EARLY_LOG_MAX (1u << 16)
+
+/* The events go from the replay's thread to the models' in blocks, through a ring:
+ * the models take about as long as the replay, and the two then share the cores with
+ * the reader's threads (docs/benchmarks.md, section 6). */
+#define BLOCK_EVENTS 4096
+#define NBLOCKS 8
+
+typedef struct {
+    vt_ev ev[BLOCK_EVENTS];
+    uint64_t stream[BLOCK_EVENTS];
+    size_t n;
+} block;
 
 struct vt_fit_early {
     vt_fit_sim *sim;
@@ -32,6 +47,15 @@ struct vt_fit_early {
     size_t nlog;
     int log_over;          /* more than EARLY_LOG_MAX: no second start */
     vt_replay_tap tap;
+    /* threaded: the ring, filled on the replay's thread (head), emptied on the
+     * models' (tail); everything above is the models' thread's until it is joined */
+    int threaded;
+    block *ring;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t head, tail;
+    int done;
 };
 
 /* How many events ahead the live table's entries are loaded (vt_fit_sim_prefetch). */
@@ -130,20 +154,124 @@ static void take(vt_fit_early *e, unsigned type, unsigned k, int device, uint64_
     if (vt_fit_sim_alloc(e->sim, addr, &q)) e->bad = 1;
 }
 
-static void on_events(void *ctx, const vt_ev *ev, const uint64_t *stream, size_t n)
+/* A run of events through the models. */
+static void run(vt_fit_early *e, const vt_ev *ev, const uint64_t *stream, size_t n)
 {
-    vt_fit_early *e = ctx;
-    for (size_t i = 0; i < n && i < EARLY_AHEAD; i++) vt_fit_sim_prefetch(e->sim, ev[i].addr);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < EARLY_AHEAD && !e->bad; i++) vt_fit_sim_prefetch(e->sim, ev[i].addr);
+    for (size_t i = 0; i < n && !e->bad; i++) {
         if (i + EARLY_AHEAD < n) vt_fit_sim_prefetch(e->sim, ev[i + EARLY_AHEAD].addr);
         take(e, ev[i].type, ev[i].kind, ev[i].device, ev[i].time_ns, ev[i].addr, ev[i].size, stream[i],
              ev[i].stack_id);
     }
 }
 
+static void *models_thread(void *arg)
+{
+    vt_fit_early *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (e->tail == e->head && !e->done) pthread_cond_wait(&e->cv, &e->mu);
+        if (e->tail == e->head) break;
+        block *b = &e->ring[e->tail % NBLOCKS];
+        pthread_mutex_unlock(&e->mu);
+        run(e, b->ev, b->stream, b->n);
+        pthread_mutex_lock(&e->mu);
+        e->tail++;
+        pthread_cond_broadcast(&e->cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* The block being filled, with room: a full one goes to the models' thread (waiting
+ * while the ring is full). */
+static block *fill_block(vt_fit_early *e)
+{
+    block *b = &e->ring[e->head % NBLOCKS];
+    if (b->n < BLOCK_EVENTS) return b;
+    pthread_mutex_lock(&e->mu);
+    e->head++;
+    pthread_cond_broadcast(&e->cv);
+    while (e->head - e->tail >= NBLOCKS) pthread_cond_wait(&e->cv, &e->mu);
+    pthread_mutex_unlock(&e->mu);
+    b = &e->ring[e->head % NBLOCKS];
+    b->n = 0;
+    return b;
+}
+
+static void on_events(void *ctx, const vt_ev *ev, const uint64_t *stream, size_t n)
+{
+    vt_fit_early *e = ctx;
+    if (!e->threaded) {
+        run(e, ev, stream, n);
+        return;
+    }
+    while (n) {
+        block *b = fill_block(e);
+        size_t k = BLOCK_EVENTS - b->n < n ? BLOCK_EVENTS - b->n : n;
+        memcpy(b->ev + b->n, ev, k * sizeof *ev);
+        memcpy(b->stream + b->n, stream, k * sizeof *stream);
+        b->n += k;
+        ev += k;
+        stream += k;
+        n -= k;
+    }
+}
+
 static void on_rec(void *ctx, const vt_rec *r)
 {
-    take(ctx, r->type, r->kind, r->device, r->time_ns, r->addr, r->size, r->stream, r->stack_id);
+    vt_ev ev = { .time_ns = r->time_ns, .addr = r->addr, .size = r->size, .stack_id = r->stack_id,
+                 .type = r->type, .kind = r->kind, .device = r->device };
+    on_events(ctx, &ev, &r->stream, 1);
+}
+
+/* The cores this process may use. */
+static int cores(void)
+{
+    int n = 0;
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+#endif
+    if (n <= 0) {
+        long k = sysconf(_SC_NPROCESSORS_ONLN);
+        n = k > 0 ? (int)k : 1;
+    }
+    return n;
+}
+
+/* The models' thread, from two cores up. */
+static void start_thread(vt_fit_early *e)
+{
+    if (cores() < 2 || !(e->ring = malloc(NBLOCKS * sizeof *e->ring))) return;
+    e->ring[0].n = 0;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    if (pthread_create(&e->thread, NULL, models_thread, e)) {
+        pthread_mutex_destroy(&e->mu);
+        pthread_cond_destroy(&e->cv);
+        free(e->ring);
+        e->ring = NULL;
+        return;
+    }
+    e->threaded = 1;
+}
+
+/* The last block to the models, and their thread joined. */
+static void finish(vt_fit_early *e)
+{
+    if (!e->threaded) return;
+    pthread_mutex_lock(&e->mu);
+    if (e->ring[e->head % NBLOCKS].n) e->head++;
+    e->done = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    pthread_join(e->thread, NULL);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv);
+    free(e->ring);
+    e->ring = NULL;
+    e->threaded = 0;
 }
 
 vt_fit_early *vt_fit_early_new(vt_am_kind chosen, const vt_am_conf *conf, int device)
@@ -156,12 +284,14 @@ vt_fit_early *vt_fit_early_new(vt_am_kind chosen, const vt_am_conf *conf, int de
     e->conf = conf;
     e->device = device;
     e->tap = (vt_replay_tap){ on_events, on_rec, e };
+    start_thread(e);
     return e;
 }
 
 void vt_fit_early_free(vt_fit_early *e)
 {
     if (!e) return;
+    finish(e);
     vt_fit_sim_free(e->sim);
     free(e->inside);
     free(e->log);
@@ -185,6 +315,7 @@ static int same_under(const vt_fit_slot *sl, const vt_fit_cap *c)
 vt_fit_sim *vt_fit_early_take(vt_fit_early *e, int device, const uint8_t *cat_of_stack, size_t ncat,
                               int split_async, const vt_fit_cap *caps, int ncaps, int gc_threshold)
 {
+    finish(e);
     if (e->bad || e->device != device || split_async != e->seen_async) return NULL;
     /* the rules' outside stacks (cuda-libraries): none may have had an allocation taken
      * as the allocator's */
