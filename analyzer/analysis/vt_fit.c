@@ -50,6 +50,7 @@ struct vt_fit_sim {
     uint8_t *tab;          /* entries of `stride` bytes */
     size_t stride;
     size_t mask, count;
+    unsigned shift;        /* 64 - log2(mask + 1) */
     uint64_t live, peak;
     uint64_t outside_live, outside_peak;
     uint64_t cat_live[VT_CAT_N];
@@ -79,6 +80,7 @@ vt_fit_sim *vt_fit_sim_new(vt_am **models, const uint64_t *limits, int n)
     }
     s->stride = stride;
     s->mask = 1023;
+    s->shift = 64 - 10;
     s->n = s->nslot = s->nlive_models = n;
     s->bs.slot = -1;
     for (int i = 0; i < n; i++) {
@@ -152,10 +154,12 @@ int vt_fit_sim_add_twin(vt_fit_sim *s, int of)
     return s->nslot++;
 }
 
+/* Fibonacci hashing: the product's top bits, which every bit of the key reaches (its
+ * middle bits missed the low bits of addresses spaced by a power of two: one slot in
+ * 32 of gen_trace's took them all, in long runs). */
 static size_t slot_of(const vt_fit_sim *s, uint64_t k)
 {
-    uint64_t x = k * 0x9e3779b97f4a7c15ull;
-    return (size_t)(x >> 20) & s->mask;
+    return (size_t)((k * 0x9e3779b97f4a7c15ull) >> s->shift);
 }
 
 static live_ent *find(const vt_fit_sim *s, uint64_t k)
@@ -175,6 +179,7 @@ static int grow(vt_fit_sim *s)
     s->tab = vt_huge_calloc(ncap, s->stride); /* probed at random */
     if (!s->tab) { s->tab = old; return -1; }
     s->mask = ncap - 1;
+    s->shift--;
     for (size_t i = 0; i <= omask; i++) {
         const live_ent *o = (const live_ent *)(const void *)(old + i * s->stride);
         if (!o->key) continue;

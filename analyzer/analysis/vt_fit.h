@@ -2,11 +2,11 @@
 /* vt_fit.h - replays one device's allocations through several allocator models at once
  * (`vramtrace fit`, `forecast`; docs/fit.md).
  *
- * A trace is read a second time, after vt_analyze, for what the fast replay leaves out:
- * every ALLOC and FREE of device memory with its stream, in file (time) order, and the
- * NVML samples. Each allocation goes to every model; a model whose request fails keeps
- * the first failure and takes no more events (the program would have stopped there).
- * Memory is O(live allocations x models), never O(events). */
+ * The models take every ALLOC and FREE of device memory with its stream, in file
+ * (time) order: during vt_analyze's pass where they can (vt_fit_early.h), else in a
+ * second pass over the trace (vt_fit_read). Each allocation goes to every model; a model
+ * whose request fails keeps the first failure and takes no more events (the program
+ * would have stopped there). Memory is O(live allocations x models), never O(events). */
 #ifndef VT_FIT_H
 #define VT_FIT_H
 
