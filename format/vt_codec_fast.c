@@ -88,6 +88,19 @@ static inline int64_t unzig(uint64_t u)
         return (size_t)(pend - p); /* fields after the known ones are skipped */                      \
     }
 
+/* One event from its decoded fields (dev still zigzagged). */
+static inline void put_ev(vt_ev *e, uint64_t t, uint64_t a, uint64_t size, uint64_t stack, unsigned type,
+                          uint64_t kind, uint64_t dev)
+{
+    e->time_ns = t;
+    e->addr = a;
+    e->size = size;
+    e->stack_id = (uint32_t)stack;
+    e->type = (uint8_t)type;
+    e->kind = (uint8_t)kind;
+    e->device = (int8_t)unzig(dev);
+}
+
 /* A run of ALLOC and FREE records into vt_ev, up to max of them; stops before any
  * other record (or one the codec must judge). Only what the replay reads is kept, so
  * nothing is written but 32 bytes per record (and the stream, with WS: the _stream
@@ -126,14 +139,7 @@ static inline int64_t unzig(uint64_t u)
             t += (uint64_t)unzig(dt);                                                                 \
             a += (uint64_t)unzig(da);                                                                 \
             if (WS) streams[n] = stream;                                                              \
-            vt_ev *e = &ev[n++];                                                                      \
-            e->time_ns = t;                                                                           \
-            e->addr = a;                                                                              \
-            e->size = size;                                                                           \
-            e->stack_id = (uint32_t)stack;                                                            \
-            e->type = (uint8_t)type;                                                                  \
-            e->kind = (uint8_t)kind;                                                                  \
-            e->device = (int8_t)unzig(dev);                                                           \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
             p = pend; /* fields after the known ones are skipped */                                   \
         }                                                                                             \
         c->last_time = t;                                                                             \
@@ -217,14 +223,7 @@ FAST_U_ATTR FAST_EVENTS(fast_events_bmi2_stream, fast_u_bmi2, 1)
             if (WS) streams[n] = VT_U8(squeeze, q + _tzcnt_u64(is_alloc ? m5 : m4) + 1);             \
             t += (uint64_t)unzig(dt);                                                                 \
             a += (uint64_t)unzig(da);                                                                 \
-            vt_ev *e = &ev[n++];                                                                      \
-            e->time_ns = t;                                                                           \
-            e->addr = a;                                                                              \
-            e->size = size;                                                                           \
-            e->stack_id = (uint32_t)stack;                                                            \
-            e->type = (uint8_t)type;                                                                  \
-            e->kind = (uint8_t)kind;                                                                  \
-            e->device = (int8_t)unzig(dev);                                                           \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
             p = q + plen; /* fields after the known ones are skipped */                               \
         }                                                                                             \
         c->last_time = t;                                                                             \

@@ -3,11 +3,11 @@
  * (vt_fit_early.h). */
 #include "vt_fit_early.h"
 
+#include "vt_cores.h"
+
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* An event before the first cuMemAllocAsync (req.size == UINT64_MAX: a free). */
 typedef struct {
@@ -225,25 +225,10 @@ static void on_rec(void *ctx, const vt_rec *r)
     on_events(ctx, &ev, &r->stream, 1);
 }
 
-/* The cores this process may use. */
-static int cores(void)
-{
-    int n = 0;
-#ifdef CPU_COUNT
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-#endif
-    if (n <= 0) {
-        long k = sysconf(_SC_NPROCESSORS_ONLN);
-        n = k > 0 ? (int)k : 1;
-    }
-    return n;
-}
-
 /* The models' thread, from two cores up. */
 static void start_thread(vt_fit_early *e)
 {
-    if (cores() < 2 || !(e->ring = malloc(NBLOCKS * sizeof *e->ring))) return;
+    if (vt_cores() < 2 || !(e->ring = malloc(NBLOCKS * sizeof *e->ring))) return;
     e->ring[0].n = 0;
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);

@@ -9,6 +9,7 @@
  * reused; nothing is allocated per chunk once the buffers have grown to the largest
  * chunk, and they are all freed as soon as the last record has been read. */
 #include "vt_reader.h"
+#include "vt_cores.h"
 #include "vt_progress.h"
 #include "vt_ctrl.h"
 
@@ -17,7 +18,6 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,15 +299,7 @@ static void *worker(void *arg)
  * (which decodes and replays), but at least one and no more than MAX_INFLATERS. */
 static int inflaters_for_cpus(void)
 {
-    int n = 0;
-#ifdef CPU_COUNT
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-#endif
-    if (n <= 0) {
-        long k = sysconf(_SC_NPROCESSORS_ONLN);
-        n = k > 0 ? (int)k : 1;
-    }
+    int n = vt_cores();
     /* Two cores: one decompressor, the caller decompressing too whenever it would
      * wait (next_chunk): two threads for two cores. Two decompressors made three
      * threads share them, the replay's among them, and measured slower on the 2-core
