@@ -298,7 +298,9 @@ void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key)
 {
     const char *e = (const char *)ent(s, slot_of(s, key + 1));
     __builtin_prefetch(e, 1);
-    __builtin_prefetch(e + s->stride - 1, 1); /* the handles, when on the next line */
+    /* the rest of the entry, and the next one's key (a free looks at it, to close the
+     * gap it leaves), when on the next line */
+    __builtin_prefetch(e + s->stride + sizeof(uint64_t) - 1, 1);
 }
 
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i < s->n ? i : s->twin_of[i]]; }
