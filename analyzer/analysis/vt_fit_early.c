@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An event before the first cuMemAllocAsync (req.size == UINT64_MAX: a free). */
+/* An event before the first cuMemAllocAsync. */
 typedef struct {
     uint64_t key;
-    vt_fit_req req;
+    vt_fit_req req;     /* an allocation's, when not is_free */
+    int is_free;
 } early_ev;
 
 /* The events before the first cuMemAllocAsync kept, at most (a program's CUDA set-up:
@@ -75,6 +76,7 @@ static void mark_inside(vt_fit_early *e, uint32_t stack)
     e->inside[stack] = 1;
 }
 
+/* q NULL: a free. */
 static void log_event(vt_fit_early *e, uint64_t key, const vt_fit_req *q)
 {
     if (e->log_over) return;
@@ -84,7 +86,7 @@ static void log_event(vt_fit_early *e, uint64_t key, const vt_fit_req *q)
         e->log = NULL;
         return;
     }
-    e->log[e->nlog++] = (early_ev){ key, *q };
+    e->log[e->nlog++] = q ? (early_ev){ key, *q, 0 } : (early_ev){ .key = key, .is_free = 1 };
 }
 
 static vt_fit_sim *uncapped_models(vt_am_kind chosen, const vt_am_conf *conf)
@@ -109,7 +111,7 @@ static void restart_split(vt_fit_early *e)
     vt_fit_sim *s = e->log_over ? NULL : uncapped_models(e->chosen, e->conf);
     for (size_t i = 0; s && i < e->nlog; i++) {
         early_ev *l = &e->log[i];
-        if (l->req.size == UINT64_MAX) {
+        if (l->is_free) {
             vt_fit_sim_free_key(s, l->key);
             continue;
         }
@@ -136,7 +138,7 @@ static void take(vt_fit_early *e, unsigned type, unsigned k, int device, uint64_
     if (e->device < 0 && is_alloc) e->device = device;
     if (device != e->device) return;
     if (!is_alloc) {
-        if (!e->seen_async) log_event(e, addr, &(vt_fit_req){ .size = UINT64_MAX });
+        if (!e->seen_async) log_event(e, addr, NULL);
         vt_fit_sim_free_key(e->sim, addr);
         return;
     }
@@ -298,20 +300,30 @@ static int same_under(const vt_fit_slot *sl, const vt_fit_cap *c)
 }
 
 vt_fit_sim *vt_fit_early_take(vt_fit_early *e, int device, const uint8_t *cat_of_stack, size_t ncat,
-                              int split_async, const vt_fit_cap *caps, int ncaps, int gc_threshold)
+                              int split_async, const vt_fit_cap *caps, int ncaps, int gc_threshold,
+                              const char **why)
 {
     finish(e);
-    if (e->bad || e->device != device || split_async != e->seen_async) return NULL;
+    *why = e->bad ? "out of memory, too many stacks or too many events before the first cuMemAllocAsync"
+           : e->device != device ? "the device is not the first one allocated on"
+           : split_async != e->seen_async ? "cuMemAllocAsync is not the allocator's"
+           : NULL;
+    if (*why) return NULL;
     /* the rules' outside stacks (cuda-libraries): none may have had an allocation taken
      * as the allocator's */
+    *why = "a stack the cuda-libraries rules put outside the allocator";
     for (size_t x = 0; x < ncat && x < e->ninside; x++)
         if ((cat_of_stack[x] & VT_FIT_OUTSIDE) && e->inside[x]) return NULL;
+    *why = gc_threshold ? "garbage_collection_threshold" : "a --memory the uncapped model came near";
     const vt_fit_slot *chosen = vt_fit_sim_slot(e->sim, e->chosen);
     for (int i = 0; i < ncaps; i++)
         if (gc_threshold || !same_under(chosen, &caps[i])) return NULL;
+    *why = "too many stacks";
     if (vt_fit_sim_cat_at_peak(e->sim, cat_of_stack, ncat)) return NULL;
+    *why = "too many --memory";
     for (int i = 0; i < ncaps; i++)
         if (vt_fit_sim_add_twin(e->sim, e->chosen) < 0) return NULL;
+    *why = NULL;
     vt_fit_sim *s = e->sim;
     e->sim = NULL;
     return s;

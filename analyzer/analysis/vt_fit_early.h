@@ -41,9 +41,10 @@ typedef struct {
 /* After the analysis, with what it says (as vt_fit_read takes it): the simulation,
  * its slots those of vt_fit_models (the uncapped models, then one per cap), when
  * every guess held; the sim is the caller's then (vt_fit_sim_free). NULL when the
- * trace must be read again. gc_threshold: a capped model collects garbage, which an
- * uncapped one never does (no twin then). */
+ * trace must be read again, and *why says which guess failed. gc_threshold: a capped
+ * model collects garbage, which an uncapped one never does (no twin then). */
 vt_fit_sim *vt_fit_early_take(vt_fit_early *e, int device, const uint8_t *cat_of_stack, size_t ncat,
-                              int split_async, const vt_fit_cap *caps, int ncaps, int gc_threshold);
+                              int split_async, const vt_fit_cap *caps, int ncaps, int gc_threshold,
+                              const char **why);
 
 #endif /* VT_FIT_EARLY_H */

@@ -234,8 +234,13 @@ int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o, vt_fit_early *early
     if (early) {
         vt_fit_cap caps[VT_FIT_MAX_MEM];
         for (int i = 0; i < ft->nmem; i++) caps[i] = cap_of(o, ft->mem[i], ft->context);
+        const char *why;
         ft->sim = vt_fit_early_take(early, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, caps, ft->nmem,
-                                    o->conf.gc_threshold > 0);
+                                    o->conf.gc_threshold > 0, &why);
+        /* VRAMTRACE_FIT_DEBUG=1: which way the models went (docs/fit.md, "Speed") */
+        const char *dbg = getenv("VRAMTRACE_FIT_DEBUG");
+        if (dbg && *dbg == '1')
+            fprintf(stderr, "vramtrace: fit: %s%s\n", ft->sim ? "one pass" : "two passes: ", ft->sim ? "" : why);
         if (ft->sim) return 0;
     }
     ft->sim = vt_fit_models(ft, o);
