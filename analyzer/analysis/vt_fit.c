@@ -162,12 +162,13 @@ static size_t slot_of(const vt_fit_sim *s, uint64_t k)
     return (size_t)((k * 0x9e3779b97f4a7c15ull) >> s->shift);
 }
 
-static live_ent *find(const vt_fit_sim *s, uint64_t k)
+/* The slot of key k, or SIZE_MAX. */
+static size_t find(const vt_fit_sim *s, uint64_t k)
 {
     for (size_t i = slot_of(s, k);; i = (i + 1) & s->mask) {
-        live_ent *e = ent(s, i);
-        if (e->key == k) return e;
-        if (!e->key) return NULL;
+        const live_ent *e = ent(s, i);
+        if (e->key == k) return i;
+        if (!e->key) return SIZE_MAX;
     }
 }
 
@@ -209,10 +210,12 @@ static void remove_at(vt_fit_sim *s, size_t i)
     s->count--;
 }
 
-static void end_live(vt_fit_sim *s, live_ent *e)
+/* Ends the live allocation in slot i. */
+static void end_live(vt_fit_sim *s, size_t i)
 {
-    for (int i = 0; i < s->n; i++)
-        if (e->h[i] != UINT32_MAX) vt_am_release(s->slot[i].m, e->h[i]);
+    live_ent *e = ent(s, i);
+    for (int m = 0; m < s->n; m++)
+        if (e->h[m] != UINT32_MAX) vt_am_release(s->slot[m].m, e->h[m]);
     if (e->outside) s->outside_live -= e->size;
     if (e->born && e->born <= s->bs.peak_seq) {  /* live at the peak, freed after it */
         freed_after *f = stack_sum(&s->bs, e->stack);
@@ -220,7 +223,7 @@ static void end_live(vt_fit_sim *s, live_ent *e)
     }
     s->live -= e->size;
     s->cat_live[e->cat] -= e->size;
-    remove_at(s, (size_t)((uint8_t *)e - s->tab) / s->stride);
+    remove_at(s, i);
 }
 
 static uint32_t stream_ix(vt_fit_sim *s, uint64_t stream)
@@ -234,8 +237,8 @@ static uint32_t stream_ix(vt_fit_sim *s, uint64_t stream)
 int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
 {
     uint64_t k = key + 1;
-    live_ent *old = find(s, k);
-    if (old) end_live(s, old);
+    size_t old = find(s, k);
+    if (old != SIZE_MAX) end_live(s, old);
     if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s)) return -1;
     size_t i = slot_of(s, k);
     while (ent(s, i)->key) i = (i + 1) & s->mask;
@@ -290,8 +293,8 @@ int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r)
 
 void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key)
 {
-    live_ent *e = find(s, key + 1);
-    if (e) end_live(s, e);
+    size_t i = find(s, key + 1);
+    if (i != SIZE_MAX) end_live(s, i);
 }
 
 void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key)
@@ -301,6 +304,13 @@ void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key)
     /* the rest of the entry, and the next one's key (a free looks at it, to close the
      * gap it leaves), when on the next line */
     __builtin_prefetch(e + s->stride + sizeof(uint64_t) - 1, 1);
+}
+
+void vt_fit_sim_prefetch_late(const vt_fit_sim *s, uint64_t key)
+{
+    const live_ent *e = ent(s, slot_of(s, key + 1));
+    if (e->key == key + 1 && e->born && e->born <= s->bs.peak_seq && e->stack < s->bs.cap)
+        __builtin_prefetch(&s->bs.fa[e->stack], 1);
 }
 
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i) { return &s->slot[i < s->n ? i : s->twin_of[i]]; }

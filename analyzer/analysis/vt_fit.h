@@ -59,6 +59,9 @@ void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key);
 /* An allocation or free at key comes soon: starts loading its place in the table of
  * live allocations, a cache miss otherwise (the table is tens of MiB for 100k live). */
 void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key);
+/* The same key, some events after vt_fit_sim_prefetch (its entry loaded by then): starts
+ * loading what a free of it will touch next (vt_fit_sim_by_stack's sum of its stack). */
+void vt_fit_sim_prefetch_late(const vt_fit_sim *s, uint64_t key);
 
 /* Slot i: a model's, or a twin's (vt_fit_sim_add_twin): the slot it copies. */
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i);

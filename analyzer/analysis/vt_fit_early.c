@@ -59,8 +59,10 @@ struct vt_fit_early {
     int done;
 };
 
-/* How many events ahead the live table's entries are loaded (vt_fit_sim_prefetch). */
+/* How many events ahead the live table's entries are loaded (vt_fit_sim_prefetch), and
+ * then what a free of them touches (vt_fit_sim_prefetch_late). */
 #define EARLY_AHEAD 16
+#define EARLY_LATE 8
 
 static void mark_inside(vt_fit_early *e, uint32_t stack)
 {
@@ -162,6 +164,8 @@ static void run(vt_fit_early *e, const vt_ev *ev, const uint64_t *stream, size_t
     for (size_t i = 0; i < n && i < EARLY_AHEAD && !e->bad; i++) vt_fit_sim_prefetch(e->sim, ev[i].addr);
     for (size_t i = 0; i < n && !e->bad; i++) {
         if (i + EARLY_AHEAD < n) vt_fit_sim_prefetch(e->sim, ev[i + EARLY_AHEAD].addr);
+        if (i + EARLY_LATE < n && ev[i + EARLY_LATE].type == VT_REC_FREE)
+            vt_fit_sim_prefetch_late(e->sim, ev[i + EARLY_LATE].addr);
         take(e, ev[i].type, ev[i].kind, ev[i].device, ev[i].time_ns, ev[i].addr, ev[i].size, stream[i],
              ev[i].stack_id);
     }
