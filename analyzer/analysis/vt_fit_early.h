@@ -6,11 +6,12 @@
  * device `fit` looks at, which allocations are outside the framework's allocator (by
  * category rule, or beside its cuMemAllocAsync), the categories, the context. So the
  * uncapped models take each allocation with a guess from what came before (the first
- * device seen; outside when a cuMemAllocAsync came before it), the categories are
- * summed by stack and mapped afterwards, and a model capped at a --memory is its
- * uncapped model's twin when that one never came near the cap. vt_fit_early_take
- * checks every guess against the analysis; where one was wrong, it answers NULL and
- * `fit` reads the trace again. */
+ * device seen; outside when a cuMemAllocAsync came before it, the models starting
+ * again at the first one), the categories at the peak are summed from the stacks of
+ * what was live then, and a model capped at a --memory is its uncapped model's twin
+ * when that one never came near the cap. The models run on a thread of their own (from
+ * two cores up), fed by the replay's. vt_fit_early_take checks every guess against
+ * the analysis; where one was wrong, it answers NULL and `fit` reads the trace again. */
 #ifndef VT_FIT_EARLY_H
 #define VT_FIT_EARLY_H
 
