@@ -69,10 +69,25 @@ typedef struct {
  * unusual). */
 typedef size_t (*vt_codec_fast_fn)(vt_codec *c, const uint8_t *p, const uint8_t *end, vt_rec *r);
 /* A run of ALLOC and FREE records from *pp into ev, up to max of them; stops before
- * any other record or one vt_codec_decode must judge. Advances *pp; returns how many. */
+ * any other record or one vt_codec_decode must judge. Advances *pp; returns how many.
+ * stream: the events' streams (vt_rec.stream) go to stream[0..n) when the decoder is
+ * one that keeps them (vt_codec_fast.ev_stream); the others leave it alone. */
 typedef size_t (*vt_codec_events_fn)(vt_codec *c, const uint8_t **pp, const uint8_t *end,
-                                     vt_ev *ev, size_t max);
-/* The fastest of each this CPU runs; generic: the portable ones whatever the CPU. */
-void vt_codec_fast_pick(int generic, vt_codec_fast_fn *rec, vt_codec_events_fn *ev);
+                                     vt_ev *ev, uint64_t *stream, size_t max);
+
+/* One set of fast decoders. */
+typedef struct {
+    const char *name;
+    vt_codec_fast_fn rec;
+    vt_codec_events_fn ev;         /* drops the streams (vt_ev has no room for them) */
+    vt_codec_events_fn ev_stream;  /* the same, and the streams into stream[] */
+} vt_codec_fast;
+
+/* VT_CODEC_FAST_BEST: the fastest set this CPU runs. 0, 1, ...: every set there is
+ * (0 is the portable one), for tests; returns -1 for one this CPU cannot run or past
+ * the last (VT_CODEC_FAST_N), 0 otherwise. */
+#define VT_CODEC_FAST_BEST (-1)
+#define VT_CODEC_FAST_N 4
+int vt_codec_fast_pick(int which, vt_codec_fast *f);
 
 #endif /* VT_CODEC_H */

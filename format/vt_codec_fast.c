@@ -88,17 +88,33 @@ static inline int64_t unzig(uint64_t u)
         return (size_t)(pend - p); /* fields after the known ones are skipped */                      \
     }
 
+/* One event from its decoded fields (dev still zigzagged). */
+static inline void put_ev(vt_ev *e, uint64_t t, uint64_t a, uint64_t size, uint64_t stack, unsigned type,
+                          uint64_t kind, uint64_t dev)
+{
+    e->time_ns = t;
+    e->addr = a;
+    e->size = size;
+    e->stack_id = (uint32_t)stack;
+    e->type = (uint8_t)type;
+    e->kind = (uint8_t)kind;
+    e->device = (int8_t)unzig(dev);
+}
+
 /* A run of ALLOC and FREE records into vt_ev, up to max of them; stops before any
  * other record (or one the codec must judge). Only what the replay reads is kept, so
- * nothing is written but 32 bytes per record, and the ALLOC/FREE difference (which
- * comes at random) costs no branch: both decode the size field's position, a FREE
- * then keeps neither the value nor the bytes it took. */
-#define FAST_EVENTS(name, fast_u)                                                                     \
-    static size_t name(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)   \
+ * nothing is written but 32 bytes per record (and the stream, with WS: the _stream
+ * variant `fit` reads with), and the ALLOC/FREE difference (which comes at random)
+ * costs no branch: both decode the size field's position, a FREE then keeps neither
+ * the value nor the bytes it took. */
+#define FAST_EVENTS(name, fast_u, WS)                                                                 \
+    static size_t name(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev,               \
+                       uint64_t *streams, size_t max)                                                \
     {                                                                                                 \
         const uint8_t *p = *pp;                                                                       \
         uint64_t t = c->last_time, a = c->last_addr;                                                  \
         size_t n = 0;                                                                                 \
+        (void)streams;                                                                                \
         while (n < max && p < end) {                                                                  \
             unsigned type = p[0];                                                                     \
             if ((type != VT_REC_ALLOC && type != VT_REC_FREE) || p[1] >= 0x80) break;                 \
@@ -118,19 +134,12 @@ static inline int64_t unzig(uint64_t u)
             SMALL_U(fast_u, q, stack);                                                                \
             SMALL_U(fast_u, q, flags);                                                                \
             (void)tid;                                                                                \
-            (void)stream;                                                                             \
             (void)flags;                                                                              \
             if (q > pend) break; /* malformed: vt_codec_decode says so */                             \
             t += (uint64_t)unzig(dt);                                                                 \
             a += (uint64_t)unzig(da);                                                                 \
-            vt_ev *e = &ev[n++];                                                                      \
-            e->time_ns = t;                                                                           \
-            e->addr = a;                                                                              \
-            e->size = size;                                                                           \
-            e->stack_id = (uint32_t)stack;                                                            \
-            e->type = (uint8_t)type;                                                                  \
-            e->kind = (uint8_t)kind;                                                                  \
-            e->device = (int8_t)unzig(dev);                                                           \
+            if (WS) streams[n] = stream;                                                              \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
             p = pend; /* fields after the known ones are skipped */                                   \
         }                                                                                             \
         c->last_time = t;                                                                             \
@@ -140,11 +149,16 @@ static inline int64_t unzig(uint64_t u)
     }
 
 FAST_DECODE(fast_decode_generic, fast_u_generic)
-FAST_EVENTS(fast_events_generic, fast_u_generic)
+FAST_EVENTS(fast_events_generic, fast_u_generic, 0)
+FAST_EVENTS(fast_events_generic_stream, fast_u_generic, 1)
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* With BMI2, pext packs the 7-bit groups in one instruction. */
+/* With BMI2, pext packs the 7-bit groups in one instruction: one cycle or so on Intel
+ * and AMD from Zen 3, but microcode of some 8 micro-ops per bit of the mask before
+ * (AMD families 15h-18h: Zen 1 and 2, EPYC 7001 and 7002): there the shifts of
+ * squeeze_generic are several times faster (slow_pext). */
 #include <immintrin.h>
+#include <cpuid.h>
 __attribute__((target("bmi2"))) static inline uint64_t squeeze_bmi2(uint64_t x)
 {
     return _pext_u64(x, 0x7f7f7f7f7f7f7f7full);
@@ -152,94 +166,118 @@ __attribute__((target("bmi2"))) static inline uint64_t squeeze_bmi2(uint64_t x)
 #define FAST_U_ATTR __attribute__((target("bmi2")))
 FAST_U_ATTR FAST_U(fast_u_bmi2, squeeze_bmi2)
 FAST_U_ATTR FAST_DECODE(fast_decode_bmi2, fast_u_bmi2)
-FAST_U_ATTR FAST_EVENTS(fast_events_bmi2, fast_u_bmi2)
+FAST_U_ATTR FAST_EVENTS(fast_events_bmi2, fast_u_bmi2, 0)
+FAST_U_ATTR FAST_EVENTS(fast_events_bmi2_stream, fast_u_bmi2, 1)
 
 /* With AVX2 too, one 32-byte load finds where every varint of a record ends (the bytes
  * whose top bit is clear), so that no field waits for the one before it to be decoded
  * and no field length is guessed by a branch. Records whose payload is over 32 bytes,
- * holds a varint over 8 bytes, or lacks fields go to fast_events_bmi2's path. */
-#define M7 0x7f7f7f7f7f7f7f7full
+ * holds a varint over 8 bytes, or lacks fields go to `rest`, the one-field-at-a-time
+ * path. `squeeze` packs a varint's 7-bit groups (pext, or shifts where pext is slow). */
 #define M8 0x8080808080808080ull
 /* The varint at q (at most 8 bytes). */
-#define VT_U8(q) __extension__({                              \
+#define VT_U8(squeeze, q) __extension__({                     \
         uint64_t w_;                                          \
         memcpy(&w_, (q), 8);                                  \
-        _pext_u64(w_ & _blsmsk_u64(~w_ & M8), M7);            \
+        squeeze(w_ & _blsmsk_u64(~w_ & M8));                  \
     })
-__attribute__((target("avx2,bmi,bmi2")))
-static size_t fast_events_avx2(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)
-{
-    const uint8_t *p = *pp;
-    uint64_t t = c->last_time, a = c->last_addr;
-    size_t n = 0;
-    while (n < max && p < end) {
-        unsigned type = p[0], plen = p[1];
-        const uint8_t *q = p + 2;
-        if (type - VT_REC_ALLOC > VT_REC_FREE - VT_REC_ALLOC || plen > 32 || q + plen > end) break;
-        uint64_t is_alloc = type == VT_REC_ALLOC;
-        /* bit i: byte i ends a varint; field k ends at the k-th set bit */
-        uint64_t m = ~(uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(const void *)q)) & 0xffffffffull;
-        /* fields: time, tid, kind, device, addr, [size,] stream, stack, flags */
-        uint64_t m1 = _blsr_u64(m), m2 = _blsr_u64(m1), m3 = _blsr_u64(m2), m4 = _blsr_u64(m3);
-        uint64_t m5 = _blsr_u64(m4), m6 = _blsr_u64(m5);
-        uint64_t before_stack = is_alloc ? m6 : m5;  /* its lowest bit ends the stream */
-        uint64_t last = _blsr_u64(_blsr_u64(before_stack)); /* ends the flags */
-        uint64_t e_last = _tzcnt_u64(last);          /* 64 when missing */
-        if (e_last >= plen) break;
-        /* A run of 8 continuation bytes is a varint over 8 bytes (or garbage). It takes
-         * 16 bytes or more with the 7 other fields of at least one byte: shorter
-         * records, most of them, need not look. */
-        if (plen > 15) {
-            uint64_t run = ~m & 0xffffffffull;
-            run &= run >> 1;
-            run &= run >> 2;
-            run &= run >> 4;
-            if (run & _bzhi_u64(~0ull, (unsigned)e_last + 1)) break;
-        }
-        uint64_t dt = VT_U8(q);
-        uint64_t kind = VT_U8(q + _tzcnt_u64(m1) + 1);
-        uint64_t dev = VT_U8(q + _tzcnt_u64(m2) + 1);
-        uint64_t da = VT_U8(q + _tzcnt_u64(m3) + 1);
-        uint64_t size = VT_U8(q + _tzcnt_u64(m4) + 1) & -is_alloc;
-        uint64_t stack = VT_U8(q + _tzcnt_u64(before_stack) + 1);
-        t += (uint64_t)unzig(dt);
-        a += (uint64_t)unzig(da);
-        vt_ev *e = &ev[n++];
-        e->time_ns = t;
-        e->addr = a;
-        e->size = size;
-        e->stack_id = (uint32_t)stack;
-        e->type = (uint8_t)type;
-        e->kind = (uint8_t)kind;
-        e->device = (int8_t)unzig(dev);
-        p = q + plen; /* fields after the known ones are skipped */
+#define FAST_EVENTS_AVX2(name, squeeze, rest, WS)                                                     \
+    static size_t name(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev,               \
+                       uint64_t *streams, size_t max)                                                \
+    {                                                                                                 \
+        const uint8_t *p = *pp;                                                                       \
+        uint64_t t = c->last_time, a = c->last_addr;                                                  \
+        size_t n = 0;                                                                                 \
+        while (n < max && p < end) {                                                                  \
+            unsigned type = p[0], plen = p[1];                                                        \
+            const uint8_t *q = p + 2;                                                                 \
+            if (type - VT_REC_ALLOC > VT_REC_FREE - VT_REC_ALLOC || plen > 32 || q + plen > end)      \
+                break;                                                                                \
+            uint64_t is_alloc = type == VT_REC_ALLOC;                                                 \
+            /* bit i: byte i ends a varint; field k ends at the k-th set bit */                       \
+            uint64_t m = ~(uint64_t)(uint32_t)_mm256_movemask_epi8(                                   \
+                             _mm256_loadu_si256((const __m256i *)(const void *)q)) & 0xffffffffull;   \
+            /* fields: time, tid, kind, device, addr, [size,] stream, stack, flags */                 \
+            uint64_t m1 = _blsr_u64(m), m2 = _blsr_u64(m1), m3 = _blsr_u64(m2), m4 = _blsr_u64(m3);  \
+            uint64_t m5 = _blsr_u64(m4), m6 = _blsr_u64(m5);                                          \
+            uint64_t before_stack = is_alloc ? m6 : m5; /* its lowest bit ends the stream */          \
+            uint64_t last = _blsr_u64(_blsr_u64(before_stack)); /* ends the flags */                  \
+            uint64_t e_last = _tzcnt_u64(last);                 /* 64 when missing */                 \
+            if (e_last >= plen) break;                                                                \
+            /* A run of 8 continuation bytes is a varint over 8 bytes (or garbage). It takes      \
+             * 16 bytes or more with the 7 other fields of at least one byte: shorter             \
+             * records, most of them, need not look. */                                           \
+            if (plen > 15) {                                                                          \
+                uint64_t run = ~m & 0xffffffffull;                                                    \
+                run &= run >> 1;                                                                      \
+                run &= run >> 2;                                                                      \
+                run &= run >> 4;                                                                      \
+                if (run & ((2ull << e_last) - 1)) break; /* e_last < plen <= 32 */                     \
+            }                                                                                         \
+            uint64_t dt = VT_U8(squeeze, q);                                                          \
+            uint64_t kind = VT_U8(squeeze, q + _tzcnt_u64(m1) + 1);                                   \
+            uint64_t dev = VT_U8(squeeze, q + _tzcnt_u64(m2) + 1);                                    \
+            uint64_t da = VT_U8(squeeze, q + _tzcnt_u64(m3) + 1);                                     \
+            uint64_t size = VT_U8(squeeze, q + _tzcnt_u64(m4) + 1) & -is_alloc;                       \
+            uint64_t stack = VT_U8(squeeze, q + _tzcnt_u64(before_stack) + 1);                        \
+            if (WS) streams[n] = VT_U8(squeeze, q + _tzcnt_u64(is_alloc ? m5 : m4) + 1);             \
+            t += (uint64_t)unzig(dt);                                                                 \
+            a += (uint64_t)unzig(da);                                                                 \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
+            p = q + plen; /* fields after the known ones are skipped */                               \
+        }                                                                                             \
+        c->last_time = t;                                                                             \
+        c->last_addr = a;                                                                             \
+        *pp = p;                                                                                      \
+        /* the record the loop left, if the slower path takes it */                                   \
+        if (n < max) n += rest(c, pp, end, ev + n, streams ? streams + n : NULL, 1);                  \
+        return n;                                                                                     \
     }
-    c->last_time = t;
-    c->last_addr = a;
-    *pp = p;
-    return n;
-}
+#define AVX2_ATTR __attribute__((target("avx2,bmi,bmi2")))
+AVX2_ATTR FAST_EVENTS_AVX2(fast_events_avx2_bmi2, squeeze_bmi2, fast_events_bmi2, 0)
+AVX2_ATTR FAST_EVENTS_AVX2(fast_events_avx2_bmi2_stream, squeeze_bmi2, fast_events_bmi2_stream, 1)
+/* Where pext is slow: the same with shifts (BMI1's blsmsk, tzcnt, blsr stay fast). */
+#define AVX2_NOPEXT_ATTR __attribute__((target("avx2,bmi")))
+AVX2_NOPEXT_ATTR FAST_EVENTS_AVX2(fast_events_avx2, squeeze_generic, fast_events_generic, 0)
+AVX2_NOPEXT_ATTR FAST_EVENTS_AVX2(fast_events_avx2_stream, squeeze_generic, fast_events_generic_stream, 1)
 
-/* The AVX2 path, and the BMI2 one for the record it leaves, if that is one. */
-__attribute__((target("avx2,bmi,bmi2")))
-static size_t fast_events_avx2_bmi2(vt_codec *c, const uint8_t **pp, const uint8_t *end, vt_ev *ev, size_t max)
+/* AMD before Zen 3 (families up to 18h; Hygon's Dhyana is 18h) runs pext in microcode. */
+static int slow_pext(void)
 {
-    size_t n = fast_events_avx2(c, pp, end, ev, max);
-    if (n < max) n += fast_events_bmi2(c, pp, end, ev + n, 1);
-    return n;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    int amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163)    /* AuthenticAMD */
+              || (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975); /* HygonGenuine */
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf) family += (a >> 20) & 0xff;
+    return family < 0x19;
 }
 #endif
 
-void vt_codec_fast_pick(int generic, vt_codec_fast_fn *rec, vt_codec_events_fn *ev)
-{
-    *rec = fast_decode_generic;
-    *ev = fast_events_generic;
-    if (generic) return;
+/* Every set, the portable one first. */
+static const vt_codec_fast fast_sets[VT_CODEC_FAST_N] = {
+    { "generic", fast_decode_generic, fast_events_generic, fast_events_generic_stream },
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("bmi2")) {
-        *rec = fast_decode_bmi2;
-        *ev = fast_events_bmi2;
-        if (__builtin_cpu_supports("avx2")) *ev = fast_events_avx2_bmi2;
-    }
+    { "bmi2", fast_decode_bmi2, fast_events_bmi2, fast_events_bmi2_stream },
+    { "avx2+bmi2", fast_decode_bmi2, fast_events_avx2_bmi2, fast_events_avx2_bmi2_stream },
+    { "avx2", fast_decode_generic, fast_events_avx2, fast_events_avx2_stream },
 #endif
+};
+
+int vt_codec_fast_pick(int which, vt_codec_fast *f)
+{
+    if (which >= VT_CODEC_FAST_N || !fast_sets[which < 0 ? 0 : which].name) return -1;
+    int best = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    int bmi2 = __builtin_cpu_supports("bmi2"), avx2 = __builtin_cpu_supports("avx2");
+    int bmi = __builtin_cpu_supports("bmi");
+    static const int need[VT_CODEC_FAST_N] = { 0, 1, 3, 2 }; /* bit 0: bmi2, bit 1: avx2 and bmi */
+    int have = (bmi2 ? 1 : 0) | (avx2 && bmi ? 2 : 0);
+    if (which >= 0 && (need[which] & ~have)) return -1;
+    if (slow_pext()) best = (have & 2) ? 3 : 0;
+    else if (have & 1) best = (have & 2) ? 2 : 1;
+#endif
+    *f = fast_sets[which < 0 ? best : which];
+    return 0;
 }

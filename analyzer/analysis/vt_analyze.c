@@ -55,9 +55,9 @@ static vt_tracker *merged_tracker(void *ctx, vt_replay *rp, int device)
 /* ------------------------------------------------------------------------ *
  *  Reading
  * ------------------------------------------------------------------------ */
-static void replay_one(vt_trace *t)
+static void replay_one(vt_trace *t, const vt_replay_tap *tap)
 {
-    vt_replay_read(t->rp, &t->rd);
+    vt_replay_read_tap(t->rp, &t->rd, tap);
 }
 
 /* Several traces: always apply the earliest pending timed record, on the realtime
@@ -71,7 +71,7 @@ static void replay_merged(vt_analysis *a, vt_progress *prog)
     if (!cur || !has) {
         free(cur);
         free(has);
-        for (int i = 0; i < n; i++) replay_one(&a->t[i]);
+        for (int i = 0; i < n; i++) replay_one(&a->t[i], NULL);
         return;
     }
     for (int i = 0; i < n; i++) has[i] = vt_reader_next(&a->t[i].rd, &cur[i]);
@@ -139,6 +139,11 @@ static int add_known(vt_sym *s, const vt_replay *rp);
 
 int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
 {
+    return vt_analyze_tap(a, n, paths, o, NULL);
+}
+
+int vt_analyze_tap(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o, const vt_replay_tap *tap)
+{
     memset(a, 0, sizeof *a);
     /* Rules first: a bad --rules file fails before a long read of the traces. */
     if (vt_cat_rules_load(o ? o->cat : NULL, &a->rules)) return 2;
@@ -188,8 +193,9 @@ int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o)
         for (int i = 0; i < n; i++) {
             vt_trace *t = &a->t[i];
             t->rd.progress = &prog;
-            vt_reader_start_events(&t->rd);
-            replay_one(t);
+            if (tap && n == 1) vt_reader_start_events_streams(&t->rd);
+            else vt_reader_start_events(&t->rd);
+            replay_one(t, n == 1 ? tap : NULL);
             vt_progress_next_input(&prog, t->rd.file_size);
         }
     }

@@ -15,6 +15,10 @@
  * not a trace, another major version) prints one line and returns 2; a trace that is
  * cut short or damaged is read as far as it goes, with a warning, and returns 0. */
 int vt_analyze(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o);
+/* vt_analyze, and with one trace, tap sees its ALLOC and FREE records with their
+ * streams as they are replayed (vt_replay_read.h; NULL: none). */
+struct vt_replay_tap;
+int vt_analyze_tap(vt_analysis *a, int n, char **paths, const vt_analyze_opts *o, const struct vt_replay_tap *tap);
 void vt_analysis_free(vt_analysis *a);
 
 /* The physical GPU behind a device of a trace, as the merged devices name it (vt_mdev's

@@ -2,11 +2,11 @@
 /* vt_fit.h - replays one device's allocations through several allocator models at once
  * (`vramtrace fit`, `forecast`; docs/fit.md).
  *
- * A trace is read a second time, after vt_analyze, for what the fast replay leaves out:
- * every ALLOC and FREE of device memory with its stream, in file (time) order, and the
- * NVML samples. Each allocation goes to every model; a model whose request fails keeps
- * the first failure and takes no more events (the program would have stopped there).
- * Memory is O(live allocations x models), never O(events). */
+ * The models take every ALLOC and FREE of device memory with its stream, in file
+ * (time) order: during vt_analyze's pass where they can (vt_fit_early.h), else in a
+ * second pass over the trace (vt_fit_read). Each allocation goes to every model; a model
+ * whose request fails keeps the first failure and takes no more events (the program
+ * would have stopped there). Memory is O(live allocations x models), never O(events). */
 #ifndef VT_FIT_H
 #define VT_FIT_H
 
@@ -39,6 +39,10 @@ typedef struct {
     uint64_t live_at_fail;  /* bytes asked that were live then */
     uint64_t outside_at_fail; /* of which outside the allocator */
     uint64_t cat_at_peak[VT_CAT_N]; /* bytes asked, by category, when reserved peaked */
+    uint64_t need;          /* the most, over the requests that grew its reservation, of
+                             * reserved then + the bytes live outside the allocator: a
+                             * model capped at a limit of need or more makes the same
+                             * moves as this one (vt_fit_early.c) */
 } vt_fit_slot;
 
 typedef struct vt_fit_sim vt_fit_sim;
@@ -52,8 +56,26 @@ void vt_fit_sim_free(vt_fit_sim *s);
  * memory. A free of an unknown key is ignored; an allocation over a live key ends it. */
 int vt_fit_sim_alloc(vt_fit_sim *s, uint64_t key, const vt_fit_req *r);
 void vt_fit_sim_free_key(vt_fit_sim *s, uint64_t key);
+/* An allocation or free at key comes soon: starts loading its place in the table of
+ * live allocations, a cache miss otherwise (the table is tens of MiB for 100k live). */
+void vt_fit_sim_prefetch(const vt_fit_sim *s, uint64_t key);
+/* The same key, some events after vt_fit_sim_prefetch (its entry loaded by then): starts
+ * loading what a free of it will touch next (vt_fit_sim_by_stack's sum of its stack). */
+void vt_fit_sim_prefetch_late(const vt_fit_sim *s, uint64_t key);
 
+/* Slot i: a model's, or a twin's (vt_fit_sim_add_twin): the slot it copies. */
 const vt_fit_slot *vt_fit_sim_slot(const vt_fit_sim *s, int i);
+/* Adds a slot that reads as slot `of` (a model capped where it never came near the cap
+ * is its uncapped model's twin). Returns its index, or -1 when full. */
+int vt_fit_sim_add_twin(vt_fit_sim *s, int of);
+
+/* Categories after the pass, for a pass that ran before they were known: the sim keeps
+ * the bytes live by stack id, and slot's copy of them at its last reserved peak; set it
+ * before the first event. vt_fit_sim_cat_at_peak then fills that slot's cat_at_peak
+ * from cat_of_stack (as vt_fit_read maps them); -1 when the stacks could not be kept
+ * (too many, or no memory). The other slots' cat_at_peak mean nothing then. */
+void vt_fit_sim_by_stack(vt_fit_sim *s, int slot);
+int vt_fit_sim_cat_at_peak(vt_fit_sim *s, const uint8_t *cat_of_stack, size_t ncat);
 uint64_t vt_fit_sim_live(const vt_fit_sim *s);      /* bytes asked, live now */
 uint64_t vt_fit_sim_peak(const vt_fit_sim *s);      /* their peak */
 uint64_t vt_fit_sim_streams(const vt_fit_sim *s);   /* distinct streams seen */
@@ -65,7 +87,18 @@ typedef struct {
     /* an allocation (key = address) or, with req NULL, a free */
     int (*event)(void *ctx, uint64_t key, const vt_fit_req *req);  /* 0 go on, 1 stop, -1 no memory */
     void *ctx;
+    /* optional: an event at key comes a few events from now (vt_fit_sim_prefetch) */
+    void (*ahead)(void *ctx, uint64_t key);
 } vt_fit_sink;
+
+/* The ALLOC (is_alloc) and FREE kinds the models take: device pointers (cuMemAlloc,
+ * Pitch, Async, FromPoolAsync and their frees). */
+static inline int vt_fit_kind(int is_alloc, unsigned k)
+{
+    return is_alloc ? k == VT_KIND_MEM_ALLOC || k == VT_KIND_MEM_ALLOC_PITCH || k == VT_KIND_MEM_ALLOC_ASYNC ||
+                          k == VT_KIND_MEM_ALLOC_POOL
+                    : k == VT_KIND_MEM_FREE || k == VT_KIND_MEM_FREE_ASYNC;
+}
 
 /* cat_of_stack: this bit set marks a stack's allocations as outside the allocator. */
 #define VT_FIT_OUTSIDE 0x80u

@@ -81,11 +81,18 @@ int vt_cmd_fit(int argc, char **argv)
 
     vt_analyze_opts ao = { UINT64_MAX, 0, &cat, NULL };
     vt_analysis an;
-    int rc = vt_analyze(&an, 1, &path, &ao);
-    if (rc) { vt_analysis_free(&an); return rc; }
+    /* the models ride along the analysis's pass when they can (vt_fit_early.h); NULL
+     * (out of memory, or VRAMTRACE_FIT_TWO_PASS=1: its test runs every fit golden so): a
+     * second pass */
+    const char *two = getenv("VRAMTRACE_FIT_TWO_PASS");
+    vt_fit_early *early =
+        two && *two == '1' ? NULL : vt_fit_early_new(fo.kind, &fo.conf, fo.device >= 0 ? fo.device : -1);
+    int rc = vt_analyze_tap(&an, 1, &path, &ao, early ? vt_fit_early_tap(early) : NULL);
+    if (rc) { vt_fit_early_free(early); vt_analysis_free(&an); return rc; }
     vt_fit_trace ft;
     rc = vt_fit_trace_prepare(&ft, &an, 0, &fo);
-    if (!rc) rc = vt_fit_trace_run(&ft, &fo);
+    if (!rc) rc = vt_fit_trace_run(&ft, &fo, early);
+    vt_fit_early_free(early);
     if (!rc) rc = fo.json ? vt_fit_show_json(&ft, &fo) : vt_fit_show_text(&ft, &fo);
     vt_fit_trace_free(&ft);
     vt_analysis_free(&an);

@@ -317,7 +317,7 @@ int vt_cmd_forecast(int argc, char **argv)
         runs[i].nsites = an.sites.n;
         runs[i].site_count = calloc(an.sites.n + 1, sizeof *runs[i].site_count);
         if (!runs[i].site_count) { fprintf(stderr, "vramtrace: out of memory\n"); goto out; }
-        vt_fit_sink sink = { run_event, &runs[i] };
+        vt_fit_sink sink = { run_event, &runs[i], NULL };
         char msg[300];
         int r = vt_fit_read(paths[i], ft[i].device, ft[i].cat_of_stack, ft[i].nstack, ft[i].split_async, &sink, msg,
                             sizeof msg);

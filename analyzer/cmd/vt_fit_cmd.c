@@ -200,15 +200,21 @@ fail:
     return NULL;
 }
 
+/* The limits of the chosen model capped at memory. */
+static vt_fit_cap cap_of(const vt_fit_opts *o, uint64_t memory, uint64_t context)
+{
+    /* --allocator-cap, torch.cuda.set_per_process_memory_fraction: the allocator's own
+     * total only */
+    if (o->allocator_cap) return (vt_fit_cap){ VT_AM_NO_LIMIT, memory };
+    uint64_t l = memory > context ? memory - context : 0;
+    return (vt_fit_cap){ l, l };
+}
+
 vt_am *vt_fit_capped(const vt_fit_opts *o, uint64_t memory, uint64_t context, uint64_t *sim_limit)
 {
-    if (o->allocator_cap) {
-        /* torch.cuda.set_per_process_memory_fraction: the allocator's own total only */
-        *sim_limit = VT_AM_NO_LIMIT;
-        return vt_am_new(o->kind, &o->conf, memory);
-    }
-    *sim_limit = memory > context ? memory - context : 0;
-    return vt_am_new(o->kind, &o->conf, *sim_limit);
+    vt_fit_cap c = cap_of(o, memory, context);
+    *sim_limit = c.sim_limit;
+    return vt_am_new(o->kind, &o->conf, c.model_limit);
 }
 
 static int sim_event(void *ctx, uint64_t key, const vt_fit_req *req)
@@ -221,14 +227,28 @@ static int sim_event(void *ctx, uint64_t key, const vt_fit_req *req)
     return vt_fit_sim_alloc(s, key, req);
 }
 
-int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o)
+static void sim_ahead(void *ctx, uint64_t key) { vt_fit_sim_prefetch(ctx, key); }
+
+int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o, vt_fit_early *early)
 {
+    if (early) {
+        vt_fit_cap caps[VT_FIT_MAX_MEM];
+        for (int i = 0; i < ft->nmem; i++) caps[i] = cap_of(o, ft->mem[i], ft->context);
+        const char *why;
+        ft->sim = vt_fit_early_take(early, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, caps, ft->nmem,
+                                    o->conf.gc_threshold > 0, &why);
+        /* VRAMTRACE_FIT_DEBUG=1: which way the models went (docs/fit.md, "Speed") */
+        const char *dbg = getenv("VRAMTRACE_FIT_DEBUG");
+        if (dbg && *dbg == '1')
+            fprintf(stderr, "vramtrace: fit: %s%s\n", ft->sim ? "one pass" : "two passes: ", ft->sim ? "" : why);
+        if (ft->sim) return 0;
+    }
     ft->sim = vt_fit_models(ft, o);
     if (!ft->sim) {
         fprintf(stderr, "vramtrace: out of memory\n");
         return 2;
     }
-    vt_fit_sink sink = { sim_event, ft->sim };
+    vt_fit_sink sink = { sim_event, ft->sim, sim_ahead };
     char msg[300];
     const char *path = ft->an->t[ft->ti].path;
     int rc = vt_fit_read(path, ft->device, ft->cat_of_stack, ft->nstack, ft->split_async, &sink, msg, sizeof msg);

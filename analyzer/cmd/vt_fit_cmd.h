@@ -11,6 +11,7 @@
 #include "vt_analyze.h"
 #include "vt_args.h"
 #include "vt_fit.h"
+#include "vt_fit_early.h"
 
 #define VT_FIT_MAX_MEM 8
 
@@ -61,8 +62,10 @@ typedef struct {
 /* Picks the device, checks the trace is per-tensor, maps stacks to categories and
  * groups, settles the context and the memory sizes. Prints and returns 2 on bad input. */
 int vt_fit_trace_prepare(vt_fit_trace *ft, vt_analysis *an, int ti, const vt_fit_opts *o);
-/* Reads the trace through the models. Prints and returns 2 when it cannot. */
-int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o);
+/* Runs the trace through the models: takes early's (vt_fit_early.h: the models that
+ * rode along the analysis; NULL: none) when its guesses held, else reads the trace
+ * again. Prints and returns 2 when it cannot. */
+int vt_fit_trace_run(vt_fit_trace *ft, const vt_fit_opts *o, vt_fit_early *early);
 void vt_fit_trace_free(vt_fit_trace *ft);
 
 /* A fresh set of models for ft (uncapped of each kind + chosen per memory); NULL when

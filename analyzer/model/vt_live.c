@@ -2,35 +2,20 @@
 /* vt_live.c - the live set's growth and ext records (vt_live.h). */
 #include "vt_live.h"
 
+#include "vt_huge.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* ------------------------------------------------------------------------ *
  *  The table
  * ------------------------------------------------------------------------ */
-/* The live set of a long run outgrows the TLB's reach in 4 KiB pages, and a TLB miss
- * stalls even a prefetched access: big tables ask for 2 MiB pages. */
-#define HUGE_PAGE (2u << 20)
-static vt_live *table_alloc(size_t cap)
-{
-    size_t bytes = cap * sizeof(vt_live);
-    if (bytes < 2 * HUGE_PAGE) return calloc(cap, sizeof(vt_live));
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes)) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, bytes);
-    return p;
-}
-
 int vt_live_grow(vt_liveset *s)
 {
     size_t cap = s->tab ? (s->mask + 1) * 2 : 1024;
     vt_live *old = s->tab;
     size_t old_cap = old ? s->mask + 1 : 0;
-    vt_live *nt = table_alloc(cap);
+    vt_live *nt = vt_huge_calloc(cap, sizeof(vt_live)); /* probed at random: vt_huge.h */
     if (!nt) return -1;
     s->tab = nt;
     s->mask = cap - 1;

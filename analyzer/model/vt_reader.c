@@ -9,6 +9,7 @@
  * reused; nothing is allocated per chunk once the buffers have grown to the largest
  * chunk, and they are all freed as soon as the last record has been read. */
 #include "vt_reader.h"
+#include "vt_cores.h"
 #include "vt_progress.h"
 #include "vt_ctrl.h"
 
@@ -17,7 +18,6 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +53,7 @@ typedef struct {
     char err[200];
     /* event mode: the records decoded (vt_reader_start_events) */
     vt_ev *ev;             /* every record: an ALLOC/FREE event, or a mark */
+    uint64_t *stream;      /* with vt_reader_start_events_streams: ev[i]'s stream */
     size_t nev, ev_cap;
     uint32_t *marks;       /* indexes of the marks in ev, then nev */
     size_t nmarks, marks_cap;
@@ -245,11 +246,15 @@ typedef struct reader_impl {
     int fd;
     uint64_t off;
     vt_codec_fast_fn fast;     /* the hot-path decoders this CPU runs best */
-    vt_codec_events_fn events;
+    vt_codec_events_fn events; /* with or without the streams (streams) */
+    vt_codec_fast dec;
     int events_mode;           /* vt_reader_start_events: chunks come decoded */
+    int streams;               /* vt_reader_start_events_streams: events keep their stream */
     size_t ev_at, mark_at;     /* event mode: next event and next mark of cur */
     int raw_rest;              /* event mode: the rest of cur is read from pos..end */
+    const uint64_t *run_stream;/* the streams of the run vt_reader_events returned last */
     vt_ev evbuf[256];          /* record mode: what vt_reader_events returns */
+    uint64_t evstream[256];    /* and their streams */
 } reader_impl;
 
 static int chunk_decode(reader_impl *im, chunk_buf *b);
@@ -294,15 +299,7 @@ static void *worker(void *arg)
  * (which decodes and replays), but at least one and no more than MAX_INFLATERS. */
 static int inflaters_for_cpus(void)
 {
-    int n = 0;
-#ifdef CPU_COUNT
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-#endif
-    if (n <= 0) {
-        long k = sysconf(_SC_NPROCESSORS_ONLN);
-        n = k > 0 ? (int)k : 1;
-    }
+    int n = vt_cores();
     /* Two cores: one decompressor, the caller decompressing too whenever it would
      * wait (next_chunk): two threads for two cores. Two decompressors made three
      * threads share them, the replay's among them, and measured slower on the 2-core
@@ -423,7 +420,9 @@ int vt_reader_open(vt_reader *r, const char *path, char *msg, size_t msglen)
     im->nslots = 1;
     /* VRAMTRACE_GENERIC_DECODER=1: the portable decoder (its test runs it on BMI2 CPUs). */
     const char *generic = getenv("VRAMTRACE_GENERIC_DECODER");
-    vt_codec_fast_pick(generic && *generic == '1', &im->fast, &im->events);
+    vt_codec_fast_pick(generic && *generic == '1' ? 0 : VT_CODEC_FAST_BEST, &im->dec);
+    im->fast = im->dec.rec;
+    im->events = im->dec.ev;
     im->fd = r->fd;
     im->off = r->offset;
     r->impl = im;
@@ -446,6 +445,15 @@ void vt_reader_start_events(vt_reader *r)
     if (!im || im->async || r->nchunks) return;
     im->events_mode = 1;
     vt_reader_start_async(r);
+}
+
+void vt_reader_start_events_streams(vt_reader *r)
+{
+    reader_impl *im = r->impl;
+    if (!im || im->async || r->nchunks) return;
+    im->streams = 1;
+    im->events = im->dec.ev_stream;
+    vt_reader_start_events(r);
 }
 
 void vt_reader_start_async(vt_reader *r)
@@ -507,9 +515,11 @@ static void release_buffers(reader_impl *im)
     for (int i = 0; i < MAX_SLOTS; i++) {
         free(im->slot[i].raw);
         free(im->slot[i].ev);
+        free(im->slot[i].stream);
         free(im->slot[i].marks);
         im->slot[i].raw = NULL;
         im->slot[i].ev = NULL;
+        im->slot[i].stream = NULL;
         im->slot[i].marks = NULL;
     }
     for (int i = 0; i < MAX_INFLATERS; i++) {
@@ -609,11 +619,16 @@ static int chunk_decode(reader_impl *im, chunk_buf *b)
                 vt_ev *e = realloc(b->ev, cap * sizeof *e);
                 if (!e) return chunk_fail(b, "out of memory");
                 b->ev = e;
+                if (im->streams) {
+                    uint64_t *st = realloc(b->stream, cap * sizeof *st);
+                    if (!st) return chunk_fail(b, "out of memory");
+                    b->stream = st;
+                }
                 b->ev_cap = cap;
             }
         }
         if (!rest) {
-            size_t k = im->events(&c, &p, end, b->ev + n, b->ev_cap - n - 1);
+            size_t k = im->events(&c, &p, end, b->ev + n, b->stream ? b->stream + n : NULL, b->ev_cap - n - 1);
             n += k;
             index += (uint32_t)k;
             if (p >= end) break;
@@ -700,6 +715,7 @@ int vt_reader_next(vt_reader *r, vt_rec *rec)
                     rec->time_ns = e->time_ns;
                     rec->addr = e->addr;
                     rec->size = e->size;
+                    if (b->stream) rec->stream = b->stream[im->ev_at];
                 }
                 im->ev_at++;
                 r->chunk_records++;
@@ -731,15 +747,23 @@ size_t vt_reader_events(vt_reader *r, const vt_ev **ev)
         size_t to = b->marks[im->mark_at];
         n = to - im->ev_at;
         *ev = b->ev + im->ev_at;
+        im->run_stream = b->stream ? b->stream + im->ev_at : NULL;
         im->ev_at = to;
     } else {
         if (r->pos >= r->end) return 0;
-        n = im->events(&r->codec, &r->pos, r->end, im->evbuf, sizeof im->evbuf / sizeof im->evbuf[0]);
+        n = im->events(&r->codec, &r->pos, r->end, im->evbuf, im->evstream, sizeof im->evbuf / sizeof im->evbuf[0]);
         *ev = im->evbuf;
+        im->run_stream = im->streams ? im->evstream : NULL;
     }
     r->chunk_records += (uint32_t)n;
     r->nrecords += n;
     return n;
+}
+
+const uint64_t *vt_reader_event_streams(const vt_reader *r)
+{
+    const reader_impl *im = r->impl;
+    return im ? im->run_stream : NULL;
 }
 
 void vt_reader_close(vt_reader *r)

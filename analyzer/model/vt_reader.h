@@ -76,12 +76,22 @@ int vt_reader_next(vt_reader *r, vt_rec *rec);
  * vt_reader_start_async. */
 void vt_reader_start_events(vt_reader *r);
 
+/* vt_reader_start_events, and the events keep their stream (vt_rec.stream): of the
+ * records vt_reader_next returns, and of each run vt_reader_events returns
+ * (vt_reader_event_streams). For `fit`, whose models keep a pool per stream; the
+ * others go without (8 more bytes an event, to decode and to move). */
+void vt_reader_start_events_streams(vt_reader *r);
+
 /* The fast path for long traces: points *ev at the ALLOC and FREE records that come
  * next in the current chunk, decoded, and returns how many (valid until the next call
  * of this or vt_reader_next). Returns 0 before any other record, at the end of a chunk
  * and before a record the codec must judge: vt_reader_next then reads the next record.
  * The two may be mixed freely; the records come in file order either way. */
 size_t vt_reader_events(vt_reader *r, const vt_ev **ev);
+
+/* After vt_reader_start_events_streams: the streams of the run vt_reader_events
+ * returned last, one per event (valid as long as the run). NULL otherwise. */
+const uint64_t *vt_reader_event_streams(const vt_reader *r);
 
 void vt_reader_close(vt_reader *r);
 

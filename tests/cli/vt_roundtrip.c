@@ -31,8 +31,6 @@ static int same(const vt_rec *a, const vt_rec *b)
            a->size == b->size && a->stream == b->stream && a->aux0 == b->aux0 && a->aux1 == b->aux1;
 }
 
-/* One chunk of more records than the event path keeps decoded per chunk: the rest of
- * it is read record by record, and must come out the same. */
 /* A minimal file header: magic, version, and three empty strings (host, exe, argv). */
 static void write_header(FILE *f)
 {
@@ -46,7 +44,10 @@ static void write_header(FILE *f)
     for (int i = 0; i < 3; i++) fwrite(&zero, 4, 1, f);
 }
 
-static int big_chunk(const char *path)
+/* One chunk of more records than the event path keeps decoded per chunk: the rest of
+ * it is read record by record, and must come out the same (with their streams, when
+ * the events keep them). */
+static int big_chunk(const char *path, int streams)
 {
     enum { M = 300000 };
     uint8_t *raw = malloc((size_t)M * 40);
@@ -67,6 +68,7 @@ static int big_chunk(const char *path)
             r->addr = 0x7f0000000000ull + (i / 2) * 4096;
             r->size = r->type == VT_REC_ALLOC ? (rnd() & 0xfffff) : 0;
             r->stack_id = (uint32_t)(rnd() % 5000);
+            r->stream = any();
             r->tid = 77;
         }
         len += vt_codec_encode(&c, r, raw + len);
@@ -81,14 +83,21 @@ static int big_chunk(const char *path)
     vt_reader rd;
     char msg[256];
     if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) { fprintf(stderr, "%s\n", msg); return 1; }
-    vt_reader_start_events(&rd);
+    if (streams) vt_reader_start_events_streams(&rd);
+    else vt_reader_start_events(&rd);
     size_t k = 0;
     for (;;) {
         const vt_ev *ev;
         size_t n = vt_reader_events(&rd, &ev);
+        const uint64_t *st = vt_reader_event_streams(&rd);
+        if (n && !st != !streams) {
+            fprintf(stderr, "big chunk: streams %s\n", streams ? "missing" : "given unasked");
+            return 1;
+        }
         for (size_t i = 0; i < n; i++, k++)
             if (k >= M || ev[i].type != recs[k].type || ev[i].addr != recs[k].addr || ev[i].size != recs[k].size ||
-                ev[i].time_ns != recs[k].time_ns || ev[i].stack_id != recs[k].stack_id) {
+                ev[i].time_ns != recs[k].time_ns || ev[i].stack_id != recs[k].stack_id ||
+                (streams && st[i] != recs[k].stream)) {
                 fprintf(stderr, "big chunk: event mismatch at record %zu\n", k);
                 return 1;
             }
@@ -96,7 +105,8 @@ static int big_chunk(const char *path)
         vt_rec x;
         if (!vt_reader_next(&rd, &x)) break;
         if (k >= M || x.type != recs[k].type || x.time_ns != recs[k].time_ns || x.size != recs[k].size ||
-            (x.type != VT_REC_LOST && (x.addr != recs[k].addr || x.stack_id != recs[k].stack_id))) {
+            (x.type != VT_REC_LOST && (x.addr != recs[k].addr || x.stack_id != recs[k].stack_id ||
+                                       (streams && x.stream != recs[k].stream)))) {
             fprintf(stderr, "big chunk: record mismatch at record %zu\n", k);
             return 1;
         }
@@ -200,22 +210,29 @@ int main(int argc, char **argv)
     }
     vt_reader_close(&rd);
 
-    /* The event path, both ways: decoded on the worker threads (start_events) and on
-     * this one (start_async), runs of events mixed with vt_reader_next. */
-    for (int mode = 0; mode < 2; mode++) {
+    /* The event path, all ways: decoded on the worker threads (start_events, and
+     * start_events_streams: mode 2) and on this one (start_async), runs of events mixed
+     * with vt_reader_next. */
+    for (int mode = 0; mode < 3; mode++) {
         if (vt_reader_open(&rd, path, msg, sizeof msg) != VT_READ_OK) { fprintf(stderr, "%s\n", msg); return 1; }
         if (mode == 0) vt_reader_start_events(&rd);
-        else vt_reader_start_async(&rd);
+        else if (mode == 1) vt_reader_start_async(&rd);
+        else vt_reader_start_events_streams(&rd);
         k = 0;
         size_t nev = 0;
         for (int take_next = 0;; take_next = !take_next) {
             const vt_ev *ev;
             size_t n = take_next ? 0 : vt_reader_events(&rd, &ev);
+            const uint64_t *st = vt_reader_event_streams(&rd);
+            if (n && !st != (mode != 2)) {
+                fprintf(stderr, "event streams %s (mode %d)\n", mode == 2 ? "missing" : "given unasked", mode);
+                return 1;
+            }
             for (size_t i = 0; i < n; i++, k++) {
                 const vt_rec *r = k < N ? &recs[k] : NULL;
                 if (!r || ev[i].type != r->type || ev[i].kind != r->kind || ev[i].device != r->device ||
                     ev[i].stack_id != r->stack_id || ev[i].time_ns != r->time_ns || ev[i].addr != r->addr ||
-                    ev[i].size != r->size) {
+                    ev[i].size != r->size || (mode == 2 && st[i] != r->stream)) {
                     fprintf(stderr, "event mismatch at record %zu (mode %d)\n", k, mode);
                     return 1;
                 }
@@ -223,11 +240,12 @@ int main(int argc, char **argv)
             nev += n;
             if (n) continue;
             if (!vt_reader_next(&rd, &x)) break;
-            /* an ALLOC or FREE read one by one carries what vt_ev keeps (event mode) */
+            /* an ALLOC or FREE read one by one carries what vt_ev keeps (event mode), and
+             * its stream with start_events_streams */
             vt_rec want = recs[k];
-            if (mode == 0 && (x.type == VT_REC_ALLOC || x.type == VT_REC_FREE) && x.tid == 0 && x.stream == 0 &&
-                x.flags == 0)
-                want.tid = 0, want.stream = 0, want.flags = 0;
+            if (mode != 1 && (x.type == VT_REC_ALLOC || x.type == VT_REC_FREE) && x.tid == 0 && x.flags == 0 &&
+                (mode == 2 || x.stream == 0))
+                want.tid = 0, want.flags = 0, want.stream = mode == 2 ? want.stream : 0;
             if (k >= N || !same(&x, &want)) {
                 fprintf(stderr, "reader mismatch at record %zu (type %u, mode %d)\n", k, x.type, mode);
                 return 1;
@@ -242,7 +260,7 @@ int main(int argc, char **argv)
         vt_reader_close(&rd);
     }
     unlink(path);
-    if (big_chunk(path)) return 1;
+    if (big_chunk(path, 0) || big_chunk(path, 1)) return 1;
     printf("%d records: the reader and vt_codec_decode agree\n", N);
     return 0;
 }
