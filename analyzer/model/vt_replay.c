@@ -347,6 +347,13 @@ int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t)
 /* What a move between groups is. */
 enum { SHIFT_SEG, SHIFT_UNSEG, SHIFT_BLOCK, SHIFT_UNBLOCK };
 
+static int feeds(const vt_group *g, const vt_tracker *t)
+{
+    for (unsigned k = 0; k < g->ntk; k++)
+        if (g->tk[k] == t) return 1;
+    return 0;
+}
+
 /* Moves n bytes from group `from` to group `to` (indexes). A block made (SHIFT_BLOCK)
  * gains `to` a live allocation, a block freed loses `from` one. */
 static void group_shift(vt_replay *rp, uint32_t from, uint32_t to, uint64_t n, int how)
@@ -360,6 +367,19 @@ static void group_shift(vt_replay *rp, uint32_t from, uint32_t to, uint64_t n, i
     if (how == SHIFT_UNBLOCK) a->live_count--;
     if (a->layer) vt_layer_sub(a->layer, n);
     if (b->layer) vt_layer_add(b->layer, n, rp->now);
+    /* A second replay gives groups trackers of their own (a timeline's series, an
+     * export's): the bytes leave the trackers only `from` feeds and reach those only `to`
+     * feeds; the device's and the merged ones, fed by both, keep their totals. */
+    for (unsigned k = 0; k < a->ntk; k++)
+        if (!feeds(b, a->tk[k])) {
+            a->tk[k]->live -= n;
+            if (how == SHIFT_UNBLOCK) a->tk[k]->count--;
+        }
+    for (unsigned k = 0; k < b->ntk; k++)
+        if (!feeds(a, b->tk[k])) {
+            b->tk[k]->live += n;
+            if (how == SHIFT_BLOCK) b->tk[k]->count++;
+        }
     /* At a peak, the same total can say more: the segment grown at the peak is, a moment
      * later, the block it was grown for. The peak is taken again when a segment is known
      * or the blocks reach a new high while the total stays at the peak, so that what the
