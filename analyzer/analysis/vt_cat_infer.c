@@ -451,7 +451,7 @@ static int repeats(const vt_catlog *l, const vt_cat_iter *it, size_t ni, gset *s
     return good * 2 >= ni - 1;
 }
 
-static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
+static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *skip, vt_cat_trace *ct)
 {
     size_t n = l->n;
     if (n < 4) return 0;
@@ -473,7 +473,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, vt_cat_trace *ct)
     const int64_t lim = INT64_C(1) << 61;
     int64_t v = 0, peak = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t usz = vt_catlog_size(l, &l->e[i]);
+        uint64_t usz = skip && l->e[i].group < ngroups && skip[l->e[i].group] ? 0 : vt_catlog_size(l, &l->e[i]);
         int64_t sz = usz > (uint64_t)lim ? lim : (int64_t)usz;
         v += l->e[i].op == VT_CATLOG_ALLOC ? sz : -sz;
         if (v > lim) v = lim;
@@ -601,7 +601,17 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
         ct->window_events = l->n;
         ct->window_full = l->full;
         ct->window_end = l->full ? l->full_time : UINT64_MAX;
-        if (find_iterations(l, ng, ct)) {
+        /* With PyTorch's blocks, the segments they lie in are in the log too: the total
+         * would count their bytes twice, and the segments' growth, not the tensors', would
+         * set the scale of the swings. The blocks alone make the saw. */
+        uint8_t *skip = NULL;
+        for (size_t gi = 0; gi < ng && !skip; gi++)
+            if (res->groups[gi].kind == VT_KIND_TORCH_BLOCK) skip = calloc(ng, 1);
+        for (size_t gi = 0; skip && gi < ng; gi++)
+            skip[gi] = res->groups[gi].kind != VT_KIND_TORCH_BLOCK;
+        int rc = find_iterations(l, ng, skip, ct);
+        free(skip);
+        if (rc) {
             free(votes);
             return -1;
         }
