@@ -202,6 +202,14 @@ static int add_def(vt_series *s, const char *name, const char *detail, int key, 
     return 0;
 }
 
+/* The key of group g's series by category or by kind. By category, PyTorch's idle segment
+ * bytes have a series of their own, as report shows them in no category. */
+static int def_key(const vt_analysis *a, const vt_series_opts *o, const vt_group *g)
+{
+    if (o->by == VT_SERIES_BY_KIND) return g->kind;
+    return g->kind == VT_GROUP_IDLE ? VT_SERIES_IDLE : (int)vt_series_group_cat(a, 0, g);
+}
+
 static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *o, vt_idmap *gmap)
 {
     const vt_replay *rp = a->t[0].rp;
@@ -217,7 +225,7 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             const vt_group *g = &res->groups[i];
             int k = vt_series_group_tk(a, g, o->device);
             if (k < 0) continue;
-            int key = o->by == VT_SERIES_BY_KIND ? g->kind : (int)vt_series_group_cat(a, 0, g);
+            int key = def_key(a, o, g);
             present[key & 0xff] = 1;
             peak[key & 0xff] += g->at_peak[k];
             total[key & 0xff] += g->total_bytes;
@@ -236,8 +244,11 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         for (int i = 0; i < n; i++) {
             int key = order[i];
             const char *name = o->by == VT_SERIES_BY_KIND ? vt_kind_name((unsigned)key)
-                                                          : vt_series_cat_name((vt_cat)key);
-            const char *detail = o->by == VT_SERIES_BY_KIND ? "driver allocation call" : vt_cat_what((vt_cat)key);
+                               : key == VT_SERIES_IDLE   ? VT_ROW_IDLE_NAME
+                                                         : vt_series_cat_name((vt_cat)key);
+            const char *detail = o->by == VT_SERIES_BY_KIND ? "driver allocation call"
+                                 : key == VT_SERIES_IDLE   ? "PyTorch's segments, holding no tensor (reserved)"
+                                                           : vt_cat_what((vt_cat)key);
             if (add_def(s, name, detail, key, NULL)) return -1;
             sid_of[key] = (int)s->nseries - 1;
         }
@@ -245,12 +256,11 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             const vt_group *g = &res->groups[i];
             int k = vt_series_group_tk(a, g, o->device);
             if (k < 0) continue;
-            int key = o->by == VT_SERIES_BY_KIND ? g->kind : (int)vt_series_group_cat(a, 0, g);
-            int sid = sid_of[key & 0xff];
+            int sid = sid_of[def_key(a, o, g) & 0xff];
             s->series[sid].at_peak += g->at_peak[k];
             s->series[sid].total_bytes += g->total_bytes;
             /* a part split off a group (vt_cat_split.c) is fed by the group's events:
-             * the second pass moves its allocations (moved_alloc) */
+             * the second pass moves its allocations (moved_event) */
             if (!g->split && vt_idmap_put(gmap, vt_series_group_key(g->stack_id, g->kind, g->device), (uint32_t)sid))
                 return -1;
         }
@@ -418,6 +428,7 @@ static void advance(pass_state *ps, size_t b)
         size_t k = (size_t)++ps->cur;
         vt_bucket *bk = &s->b[k];
         bk->min = bk->max = total_now(ps);
+        bk->blocks_max = ps->tot ? ps->tot->blocks : 0;
         bk->tmin = bk->tmax = ps->cur_start = vt_series_bucket_start(s, k);
         bk->omin = bk->omax = ps->nrec;
         snap(ps, &s->at_max[k * s->nseries]);
@@ -430,12 +441,14 @@ static void on_change(pass_state *ps, uint64_t t)
     vt_series *s = ps->s;
     vt_bucket *bk = &s->b[ps->cur];
     uint64_t v = total_now(ps);
+    uint64_t blocks = ps->tot ? ps->tot->blocks : 0;
     /* a late record (another thread's, stamped a little earlier) counts at the start of
      * the bucket it lands in, so that moments stay in time order */
     if (t < ps->cur_start) t = ps->cur_start;
     bk->events++;
-    if (v > bk->max) {
+    if (v > bk->max || (v == bk->max && blocks > bk->blocks_max)) {
         bk->max = v;
+        bk->blocks_max = blocks;
         bk->tmax = t;
         bk->omax = ps->nrec;
         snap(ps, &s->at_max[(size_t)ps->cur * s->nseries]);
@@ -703,6 +716,7 @@ const char *vt_html_series_color(const vt_series *s, size_t i)
                                        "#edc948", "#76b7b2", "#ff9da7", "#9c755f", "#86bcb6",
                                        "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63" };
     const vt_series_def *d = &s->series[i];
+    if (s->by == VT_SERIES_BY_CATEGORY && d->key == VT_SERIES_IDLE) return "#e3e3e3";  /* idle cache: pale */
     if (s->by == VT_SERIES_BY_CATEGORY) return (unsigned)d->key < VT_CAT_N ? cat[d->key] : cat[VT_CAT_OTHER];
     if (d->key < 0) return "#bab0ac";
     return pal[i % (sizeof pal / sizeof pal[0])];

@@ -25,6 +25,8 @@
 #include "vt_rows.h"
 
 #define VT_SERIES_MAX  64
+/* The key of the series of PyTorch's idle segment bytes, by category (vt_series_def.key). */
+#define VT_SERIES_IDLE VT_CAT_N
 
 typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND, VT_SERIES_BY_LAYER } vt_series_by;
 
@@ -52,6 +54,10 @@ typedef struct {
                            * applied then (vt_moments.h replays to them) */
     uint64_t nvml;        /* highest NVML figure sampled in the bucket, + 1; 0 = no sample */
     uint64_t events;      /* memory events inside the bucket */
+    uint64_t blocks_max;  /* PyTorch's blocks at the moment of max: of the moments at the
+                           * highest total, the one the blocks are highest (the segments
+                           * keep the total flat while blocks come and go), as report's
+                           * peak is */
 } vt_bucket;
 
 typedef struct {
