@@ -493,6 +493,7 @@ static void heap_samples(heap_build *b, const vt_eset *e)
         }
         b->peak[c].self_max += vt_egroup_bytes(e, eg, VT_WHAT_PEAK);
         pb_sample *en = &b->end[c];
+        if (eg->g->live > eg->g->total_bytes) continue;  /* PyTorch's idle segment bytes: allocated by no one */
         en->self_allocated += eg->g->total_bytes;
         en->self_freed += eg->g->total_bytes - eg->g->live;
         en->alloc_count += eg->g->nallocs;

@@ -436,7 +436,8 @@ static void advance(pass_state *ps, size_t b)
     }
 }
 
-static void on_change(pass_state *ps, uint64_t t)
+/* seg: the event made a driver allocation a PyTorch segment (its bytes became idle) */
+static void on_change(pass_state *ps, uint64_t t, int seg)
 {
     vt_series *s = ps->s;
     vt_bucket *bk = &s->b[ps->cur];
@@ -446,7 +447,9 @@ static void on_change(pass_state *ps, uint64_t t)
      * the bucket it lands in, so that moments stay in time order */
     if (t < ps->cur_start) t = ps->cur_start;
     bk->events++;
-    if (v > bk->max || (v == bk->max && blocks > bk->blocks_max)) {
+    /* report's peak is taken again at the same total when a segment becomes known or the
+     * blocks reach a new high (vt_replay.c, group_shift) */
+    if (v > bk->max || (v == bk->max && (seg || blocks > bk->blocks_max))) {
         bk->max = v;
         bk->blocks_max = blocks;
         bk->tmax = t;
@@ -635,7 +638,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
                 if (ps.mv) moved_event(&ps, ev[i].type, ev[i].kind, ev[i].device, ev[i].stack_id, ev[i].addr,
                                        ev[i].size, ev[i].time_ns);
                 if (!ps.tot) ps.tot = device_tracker(rp, o->device);
-                if (in_range) on_change(&ps, ev[i].time_ns);
+                if (in_range) on_change(&ps, ev[i].time_ns, 0);
             }
             continue;
         }
@@ -653,7 +656,7 @@ int vt_series_build(vt_series *s, const vt_analysis *a, const vt_series_opts *o)
         if (!ps.tot) ps.tot = device_tracker(rp, o->device);
         if (!in_range) continue;
         if (memory) {
-            on_change(&ps, r.time_ns);
+            on_change(&ps, r.time_ns, r.type == VT_REC_VMM && r.kind == VT_VMM_TORCH_SEGMENT);
         } else if (r.device >= -1 && nv_inc[r.device + 1]) { /* int8_t: below VT_NDEV - 1 */
             uint64_t v = s->nvml_proc ? r.aux0 : r.size + 1;
             if (!v) continue; /* this sample did not know the process's figure */

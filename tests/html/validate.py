@@ -212,7 +212,7 @@ def perfetto(path, rep, args):
     check(names - CATEGORIES <= {"device memory", "NVML process used", "NVML device used", IDLE},
           "a counter track per category, the total and NVML (%s)" % sorted(names))
     # replay the counters (written in time order, the categories before their total)
-    cur, top, top_cats, adds_up, t_prev, ordered = {}, -1, {}, True, 0, True
+    cur, top, top_cats, adds_up, t_prev, ordered, total = {}, -1, {}, True, 0, True, -1
     for p in packets:
         ev = one(p, "track_event")
         if not ev or one(ev, "type") != "TYPE_COUNTER":
@@ -225,10 +225,14 @@ def perfetto(path, rep, args):
             cur[name] = v
         elif name == "device memory":
             adds_up &= sum(cur.values()) == v
-            # report's peak: the first moment of the highest total; of several at that
-            # total (PyTorch's segments keep it flat), the one with the least idle cache
-            if v > top or (v == top and cur.get(IDLE, 0) < top_cats.get(IDLE, 0)):
-                top, top_cats = v, dict(cur)
+            total = v
+        else:
+            continue
+        # report's peak: the first moment of the highest total; of several at that total
+        # (PyTorch's segments keep it flat while only the categories' points change), the
+        # first with the least idle cache; a moment is whole once its tracks add up
+        if sum(cur.values()) == total and (total > top or (total == top and cur.get(IDLE, 0) < top_cats.get(IDLE, 0))):
+            top, top_cats = total, dict(cur)
     check(ordered, "counter points are in time order")
     check(adds_up, "at every point the category tracks add up to the total")
     check(top == rep["peak_bytes"] or (top == -1 and not rep["peak_bytes"]),
