@@ -49,7 +49,7 @@ def main():
         p = json.load(open(a.per_tensor_report))
         pd = [d for d in p["devices"] if d["device"] == 0][0]
         check("activations ~ per-tensor (2%)", c.get("activations", 0), cats(pd).get("activations", 0), 0.02)
-    if "checkpoint" in a.name:
+    if "ckpt" in a.name or "checkpoint" in a.name:  # tracker.sh names the case bert-bf16-ckpt
         check("recomputed not temporary (tmp <= 5% of acts)", c.get("temporary", 0),
               int(0.05 * c.get("activations", 0)), None)
     for row in rows:
