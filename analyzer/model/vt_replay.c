@@ -341,8 +341,8 @@ int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t)
 
 /* ------------------------------------------------------------------------ *
  *  PyTorch blocks inside segments (the allocator trace tracker; vt_format.h's
- *  VT_GROUP_IDLE says the model). Bytes move between groups that feed the same
- *  trackers, so no total changes: the device's stays what the driver gave.
+ *  VT_GROUP_IDLE says the model). Bytes move between groups that feed the device's
+ *  trackers alike, so no device total changes: it stays what the driver gave.
  * ------------------------------------------------------------------------ */
 /* What a move between groups is. */
 enum { SHIFT_SEG, SHIFT_UNSEG, SHIFT_BLOCK, SHIFT_UNBLOCK };
