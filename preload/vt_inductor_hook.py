@@ -31,17 +31,9 @@ warning.
 """
 import collections
 import re
-import sys
 
 _BUF_LINE = re.compile(r"^\s*(buf\d+)\s*=")
 _KEEP = 8  # wrappers whose notes wait for their module
-
-
-def _warn(msg):
-    try:
-        sys.stderr.write("vramtrace: python hook: torch.compile layers: %s\n" % msg)
-    except Exception:
-        pass
 
 
 def _path(key):
@@ -119,7 +111,7 @@ def _recall(path):
         return []
 
 
-def install(codecache, lib):
+def install(codecache, lib, warn):
     """Wraps Inductor's codegen and module loading (see the module's text)."""
     import ctypes
 
@@ -129,7 +121,7 @@ def install(codecache, lib):
         mba = cls.make_buffer_allocation
         load = codecache.PyCodeCache.load_by_key_path
     except (ImportError, AttributeError) as e:
-        _warn("not installed (%s)" % e)
+        warn("torch.compile layers: not installed (%s)" % e)
         return
     try:
         source_layer = lib.vramtrace_source_layer

@@ -359,7 +359,7 @@ def _install_inductor(lib):
                                                   os.path.join(_DIR, "vt_inductor_hook.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    mod.install(codecache, lib)
+    mod.install(codecache, lib, _warn)
 
 
 # ---------------------------------------------------------------------------
