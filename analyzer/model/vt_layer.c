@@ -134,13 +134,8 @@ static uint32_t py_src(vt_layers *ls, const vt_replay *rp, uint32_t pyid)
     uint32_t *v = vt_idmap_get(&ls->py_src, pyid);
     if (v) return *v;
     const vt_pyframe *pf = rp_pyframe(rp, pyid);
-    const char *file = pf ? rp_string(rp, pf->file) : NULL;
-    uint32_t r = 0;
-    if (file) {
-        size_t n = strlen(file);
-        const uint32_t *ix = vt_idmap_get(&rp->src_ix, vt_srcline_key(file, n, pf->line));
-        if (ix && rp->srcs[*ix].line == pf->line && !strcmp(rp->srcs[*ix].file, file)) r = *ix + 1;
-    }
+    int64_t ix = pf ? vt_replay_srcline(rp, rp_string(rp, pf->file), pf->line) : -1;
+    uint32_t r = (uint32_t)(ix + 1);
     vt_idmap_put(&ls->py_src, pyid, r);
     return r;
 }

@@ -1454,6 +1454,8 @@ static void fill_result(vt_replay *rp)
     r->syms = rp->syms;
     r->nsyms = rp->nsyms;
     r->marks = rp->marks;
+    r->srcs = rp->srcs;
+    r->nsrcs = rp->nsrcs;
     r->nmarks = rp->nmarks;
     r->nvml = rp->nvml;
     r->pool = rp->pool;
@@ -1475,6 +1477,13 @@ const vt_replay_result *vt_replay_result_of(const vt_replay *rp)
 vt_group *vt_replay_groups_edit(vt_replay *rp)
 {
     return rp->groups;
+}
+
+int64_t vt_replay_srcline(const vt_replay *rp, const char *file, uint32_t line)
+{
+    if (!rp->nsrcs || !file) return -1;
+    const uint32_t *ix = vt_idmap_get(&rp->src_ix, vt_srcline_key(file, strlen(file), line));
+    return ix && rp->srcs[*ix].line == line && !strcmp(rp->srcs[*ix].file, file) ? (int64_t)*ix : -1;
 }
 
 int64_t vt_replay_add_group(vt_replay *rp, const vt_group *g)

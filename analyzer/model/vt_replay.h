@@ -276,6 +276,8 @@ typedef struct {
     size_t nsyms;
     const vt_mark *marks;       /* MARK records, in file order */
     size_t nmarks;
+    const vt_srcline *srcs;     /* SOURCE records, in file order (vt_replay_srcline finds one) */
+    size_t nsrcs;
     const vt_nvml *nvml;        /* [VT_NDEV], by NVML index + 1 */
     const vt_pool_dev *pool;    /* [VT_NDEV], by CUDA ordinal + 1 */
     const char (*unwrapped)[64];/* names of the first lookups the recorder could not wrap */
@@ -293,6 +295,10 @@ static inline uint64_t vt_srcline_key(const char *file, size_t n, uint32_t line)
 {
     return vt_str_hash(file, n) ^ vt_hash64((uint64_t)line + 1);
 }
+
+/* The SOURCE record naming the layer of (file, line): its index in the result's srcs,
+ * or -1. */
+int64_t vt_replay_srcline(const vt_replay *rp, const char *file, uint32_t line);
 
 /* Returns NULL when out of memory. */
 vt_replay *vt_replay_new(int trace, uint64_t rt_base);

@@ -103,6 +103,14 @@ static void frame_of(vt_sites *ss, const vt_replay *rp, const vt_stack_node *n,
         } else {
             f->resolved = 1;
         }
+        /* a line of generated code the program named a layer for (torch.compile's
+         * buffers): the frame says which module of the model it makes the buffer for */
+        int64_t src = pf ? vt_replay_srcline(rp, rp_string(rp, pf->file), pf->line) : -1;
+        char lbuf[512];
+        if (src >= 0) {
+            snprintf(lbuf, sizeof lbuf, "%s [%s]", fn, res->srcs[src].layer);
+            fn = lbuf;
+        }
         f->function = name(ss, fn);
         f->file = pf ? name(ss, rp_string(rp, pf->file)) : NULL;
         f->line = pf ? pf->line : 0;
