@@ -25,6 +25,9 @@ def main():
     ap.add_argument("--batch", type=int, default=None)
     ap.add_argument("--seq", type=int, default=None)
     ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--set-to-none", action="store_true",
+                    help="opt.zero_grad(set_to_none=True): under CUDA graphs a kept .grad is a graph "
+                         "output that the next replay overwrites")
     args = ap.parse_args()
     import torch
     if args.model == "bert":
@@ -57,7 +60,7 @@ def main():
                 loss = run(input_ids=ids, labels=ids).loss
         loss.backward()
         opt.step()
-        opt.zero_grad(set_to_none=False)
+        opt.zero_grad(set_to_none=args.set_to_none)
     torch.cuda.synchronize()
     params = list(model.parameters())
     nbytes = lambda t: t.numel() * t.element_size()
@@ -65,6 +68,7 @@ def main():
                     if torch.is_tensor(v) and v.is_cuda)
     print(json.dumps({
         "model": args.model, "amp": args.amp, "compile": args.compile, "checkpoint": args.checkpoint,
+        "set_to_none": args.set_to_none,
         "param_bytes": sum(nbytes(p) for p in params),
         "grad_bytes": sum(nbytes(p.grad) for p in params if p.grad is not None),
         "opt_bytes": opt_bytes,
