@@ -366,14 +366,16 @@ static inline int is_code(const PyObj *o)
     return o && *(const void *const *)((const char *)o + 8) == vt_api.code_type;
 }
 
-static inline void close_group(vt_pystack *ps, uintptr_t anchor)
+/* Ends the group of frames [end of the last group, n). n is passed, not read back from
+ * ps->n: a load of the word just stored stalled the walk (perf, bench_blocks.py). */
+static inline void close_group(vt_pystack *ps, int n, uintptr_t anchor)
 {
-    if (ps->ngroups >= VT_PY_GROUPS) return;
-    if (ps->ngroups && ps->end[ps->ngroups - 1] == ps->n) return;  /* empty group */
-    if (!ps->ngroups && !ps->n) return;
-    ps->end[ps->ngroups] = (uint16_t)ps->n;
-    ps->anchor[ps->ngroups] = anchor;
-    ps->ngroups++;
+    int g = ps->ngroups;
+    if (g >= VT_PY_GROUPS) return;
+    if (g ? ps->end[g - 1] == n : !n) return;  /* empty group */
+    ps->end[g] = (uint16_t)n;
+    ps->anchor[g] = anchor;
+    ps->ngroups = g + 1;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -470,7 +472,7 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
         }
         if (id) {
             ps->id[ps->n++] = id;
-            close_group(ps, (uintptr_t)cf);
+            close_group(ps, ps->n, (uintptr_t)cf);
         }
         if (cf) cf = (const char *)field(cf, o_cfprev);
         f = (const char *)field(f, o_back);
@@ -491,15 +493,14 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     }
     const int o_owner = L->fr_owner, o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back;
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
-    /* ps->n in a register (the id stores could alias it), stored before each group ends */
+    /* ps->n in a register (the id stores could alias it), stored at the end */
     int n = ps->n;
     for (int left = 4096; f && left > 0 && n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
             /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
              * 3.14 FRAME_OWNED_BY_INTERPRETER (3; its CSTACK, 4, is assigned nowhere) */
-            ps->n = n;
-            close_group(ps, (uintptr_t)f);
+            close_group(ps, n, (uintptr_t)f);
         } else {
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
@@ -521,15 +522,14 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
                 }
             }
             if (minor == 11 && f[o_entry]) {
-                ps->n = n;
-                close_group(ps, (uintptr_t)cf);
+                close_group(ps, n, (uintptr_t)cf);
                 if (cf) cf = (const char *)field(cf, o_cfprev);
             }
         }
         f = (const char *)field(f, o_back);
     }
     ps->n = n;
-    close_group(ps, 0);  /* frames after the last boundary: no native frame known */
+    close_group(ps, n, 0);  /* frames after the last boundary: no native frame known */
 }
 
 int vt_py_capture(vt_pystack *ps)

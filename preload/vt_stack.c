@@ -266,13 +266,11 @@ typedef struct {
     int        at[VT_PY_GROUPS];         /* native frame each Python group goes inside of */
 } vt_extra;
 
-/* The id of the stack made of the native walk w (ips may be the memo's copy) and x;
- * m: the thread's memo, whose copy of the table is asked first (NULL: none). */
-static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
+/* Where each Python group goes among the native frames of w (x->at). */
+static void place_groups(const vt_walk *w, vt_extra *x)
 {
     int n = (int)w->n;
     vt_pystack *ps = &x->py;
-    /* where each group goes */
     int next_eval = 0;
     for (int g = 0; g < ps->ngroups; g++) {
         if (ps->anchor[g]) {
@@ -285,11 +283,27 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
             x->at[g] = n;
         }
     }
-    /* the key: the native walk, then the scopes, then each group with its place */
+}
+
+/* The id of the stack made of the native walk w (ips may be the memo's copy) and x;
+ * m: the thread's memo, whose copy of the table is asked first (NULL: none).
+ * The key holds each group's anchor (a C stack address) rather than the native frame it
+ * falls in: with the walk's first and last stack pointers, the anchors decide the
+ * placing, and finding it (a binary search of the frames' stack pointers per group, a
+ * chain of loads from the memo's cold copy of the walk, for each group: one per module
+ * level in a PyTorch model, each called through the C slot of nn.Module.__call__) cost
+ * more than the rest of the lookup. It is done only for a stack this thread has not seen.
+ * The price: a stack run on two threads has two keys (the tables map both to one id). */
+static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
+{
+    int n = (int)w->n;
+    vt_pystack *ps = &x->py;
+    /* the key: the native walk and where it lies, the scopes, then each group with its anchor */
     uint64_t h = vt_mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
+    if (w->sps && n > 0) h = vt_mix(h ^ w->sps[0], w->sps[n - 1] | 1);
     for (int i = 0; i < x->nscope; i++) h = vt_mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
     for (int g = 0, i = 0; g < ps->ngroups; g++) {
-        h = vt_mix(h ^ ((uint64_t)(uint32_t)x->at[g] << 32 | ps->end[g]), 0xe7037ed1a0b428dbull);
+        h = vt_mix(h ^ ps->anchor[g], 0xe7037ed1a0b428dbull ^ ps->end[g]);
         for (; i < ps->end[g]; i++) h = vt_mix(h ^ ps->id[i], 0xa0761d6478bd642full);
     }
     if (!h) h = 1;
@@ -304,6 +318,7 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
         return id;
     }
 
+    place_groups(w, x);
     pthread_mutex_lock(&vt_st.mu);
     id = leaf_find(h);
     if (!id) {

@@ -32,6 +32,9 @@ ap.add_argument("--layers", type=int, default=12)
 ap.add_argument("--pydepth", type=int, default=10, help="Python frames above each operator")
 ap.add_argument("--depth", type=int, default=40, help="native frames each operator descends")
 ap.add_argument("--native", type=int, default=0, help="pairs per step on a thread without Python")
+ap.add_argument("--module-calls", action="store_true",
+                help="the outer Python frames call each other as nn.Module does, through a class's "
+                     "__call__ (a C-level entry into the interpreter per level) instead of directly")
 ap.add_argument("--thrash", type=int, default=0, metavar="KB",
                 help="KiB each operator reads (and writes) before its events: cold caches, as in a real program")
 a = ap.parse_args()
@@ -84,9 +87,25 @@ def nest(d, fn):
     return nest(d - 1, fn)
 
 
+class Module:
+    """Calling an instance enters the interpreter again from C (slot_tp_call), as each
+    nn.Module level of a PyTorch model does: its frames form one more group."""
+
+    def __call__(self, d, fn):
+        if d <= 1:
+            return fn()
+        return self(d - 1, fn)
+
+
+module = Module()
+
+
 def step():
     for _ in range(a.layers):
-        nest(a.pydepth - 2, layer)
+        if a.module_calls:
+            module(a.pydepth - 2, layer)
+        else:
+            nest(a.pydepth - 2, layer)
 
 
 def set_recording(on):
