@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Step-time overhead of PyTorch's blocks (issue 23; docs/benchmarks.md, section 7):
-#   ROUNDS=3 STEPS=60 bash tests/gpu/blocks_overhead.sh
+#   ROUNDS=3 STEPS=150 bash tests/gpu/blocks_overhead.sh
 # BERT-base fp16 (bench_steps.py --amp fp16: batch 16, seq 128, AdamW, autocast +
 # GradScaler) under `vramtrace run` (the default caching allocator, blocks traced through
 # the allocator trace tracker, Python frames on). Each round is one process pinned to
-# CORES (taskset, as overhead.sh), in which blocks of BLOCK steps with recording on and
-# paused (vramtrace_set_recording) take turns until each mode has STEPS steps; the round's
-# figure is the ratio of the two modes' median steps. The process-to-process spread of
-# this launch-bound model (up to 25%, section 4) does not reach a ratio inside one
-# process; the round-to-round spread of the ratio does (fp16: +1.6 to +12.4% in section
-# 4's rounds of 10-step blocks), hence several rounds, shorter blocks, and the median.
+# CORES (taskset, as overhead.sh), in which blocks of BLOCK steps (default 1: every other
+# step) with recording on and paused (vramtrace_set_recording) take turns until each mode
+# has STEPS steps; the round's figure is the ratio of the two modes' median steps. The
+# process-to-process spread of this launch-bound model (up to 25%, section 4) does not
+# reach a ratio inside one process; a drift within the process does when the modes take
+# turns slowly: blocks of 5 steps gave -8% to +10% between rounds of one tree on the H200
+# (docs/benchmarks.md, section 7), hence every other step, many steps, and the median.
 # Then one untraced process (information). STATS=1 adds one traced process with
 # VRAMTRACE_STATS=1 and prints the recorder's own account (preload/vt_stats.c).
 # Pass: round 1's trace is in blocks mode (`report --json`: the tracker was attached) and
@@ -21,8 +22,8 @@ set -u
 . "$(dirname "$0")/env.sh"
 CORES=${CORES:-2-9}
 ROUNDS=${ROUNDS:-3}
-STEPS=${STEPS:-60}
-BLOCK=${BLOCK:-5}
+STEPS=${STEPS:-150}
+BLOCK=${BLOCK:-1}
 pin=(taskset -c "$CORES")
 taskset -c "$CORES" true 2>/dev/null || pin=()  # fewer cores than that: unpinned
 bench=("$root/tests/gpu/bench_steps.py" --amp fp16 --warmup 10 --steps "$STEPS" --block "$BLOCK")

@@ -5,7 +5,8 @@ its config (no download), AdamW, fp32 or bf16 autocast, optionally torch.compile
 with gradient checkpointing. Prints one JSON line (last on stdout) with what the
 categories must come to:
     param_bytes      the model's parameters (weights)
-    grad_bytes       their gradients (kept between steps: zero_grad(set_to_none=False))
+    grad_bytes       their gradients after the last step's optimizer step (kept between steps
+                     unless --set-to-none)
     opt_bytes        AdamW's state tensors on the GPU (exp_avg, exp_avg_sq; step is on the CPU)
     max_reserved     torch.cuda.max_memory_reserved()
     max_allocated    torch.cuda.max_memory_allocated()
@@ -47,6 +48,8 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     run = model if args.compile == "none" else torch.compile(model, mode=None if args.compile == "default" else args.compile)
     g = torch.Generator(device="cpu").manual_seed(0)
+    nbytes = lambda t: t.numel() * t.element_size()
+    grad_bytes = 0
     for _ in range(args.steps):
         if args.compile == "reduce-overhead":
             # CUDA graphs reuse their outputs' memory at each replay: a new step must say so
@@ -60,17 +63,18 @@ def main():
                 loss = run(input_ids=ids, labels=ids).loss
         loss.backward()
         opt.step()
+        # what the optimizer step (the peak) held: taken before set_to_none frees them
+        grad_bytes = sum(nbytes(p.grad) for p in model.parameters() if p.grad is not None)
         opt.zero_grad(set_to_none=args.set_to_none)
     torch.cuda.synchronize()
     params = list(model.parameters())
-    nbytes = lambda t: t.numel() * t.element_size()
     opt_bytes = sum(nbytes(v) for st in opt.state.values() for v in st.values()
                     if torch.is_tensor(v) and v.is_cuda)
     print(json.dumps({
         "model": args.model, "amp": args.amp, "compile": args.compile, "checkpoint": args.checkpoint,
         "set_to_none": args.set_to_none,
         "param_bytes": sum(nbytes(p) for p in params),
-        "grad_bytes": sum(nbytes(p.grad) for p in params if p.grad is not None),
+        "grad_bytes": grad_bytes,
         "opt_bytes": opt_bytes,
         "max_reserved": torch.cuda.max_memory_reserved(),
         "max_allocated": torch.cuda.max_memory_allocated(),
