@@ -368,7 +368,7 @@ static inline int is_code(const PyObj *o)
 
 /* Ends the group of frames [end of the last group, n). n is passed, not read back from
  * ps->n: a load of the word just stored stalled the walk (perf, bench_blocks.py). */
-static inline void close_group(vt_pystack *ps, int n, uintptr_t anchor)
+static inline void close_group(vt_pystack *ps, int n, uintptr_t anchor, uint64_t *key)
 {
     int g = ps->ngroups;
     if (g >= VT_PY_GROUPS) return;
@@ -376,6 +376,14 @@ static inline void close_group(vt_pystack *ps, int n, uintptr_t anchor)
     ps->end[g] = (uint16_t)n;
     ps->anchor[g] = anchor;
     ps->ngroups = g + 1;
+    *key = vt_mix(*key ^ anchor, 0xe7037ed1a0b428dbull ^ (uint64_t)n);
+}
+
+/* The key's step for one frame's id. It is taken as the walk goes: the multiplies then
+ * overlap the walk's loads instead of making a chain of their own after it. */
+static inline uint64_t key_id(uint64_t key, uint32_t id)
+{
+    return vt_mix(key ^ id, 0xa0761d6478bd642full);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -462,6 +470,7 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
     const char *f = (const char *)field(ts, L->ts_frame);
     const char *cf = L->ts_cframe >= 0 ? (const char *)field(ts, L->ts_cframe) : NULL;
     const int o_code = L->fr_code, o_instr = L->fr_instr, o_back = L->fr_back, o_cfprev = L->cf_previous;
+    uint64_t key = 0;
     for (int left = 4096; f && left > 0 && ps->n < VT_PY_MAX; left--) {
         PyObj *code = field(f, o_code);
         int lasti = *(const int *)(f + o_instr);
@@ -472,11 +481,13 @@ static void walk_objects(const vt_pylayout *L, const char *ts, vt_pystack *ps, v
         }
         if (id) {
             ps->id[ps->n++] = id;
-            close_group(ps, ps->n, (uintptr_t)cf);
+            key = key_id(key, id);
+            close_group(ps, ps->n, (uintptr_t)cf, &key);
         }
         if (cf) cf = (const char *)field(cf, o_cfprev);
         f = (const char *)field(f, o_back);
     }
+    ps->key = key;
 }
 
 /* 3.11+: _PyInterpreterFrame chains. minor is a constant at each call (the function is
@@ -495,12 +506,13 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     const int o_entry = L->fr_is_entry, o_cfprev = L->cf_previous;
     /* ps->n in a register (the id stores could alias it), stored at the end */
     int n = ps->n;
+    uint64_t key = 0;
     for (int left = 4096; f && left > 0 && n < VT_PY_MAX; left--) {
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
             /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
              * 3.14 FRAME_OWNED_BY_INTERPRETER (3; its CSTACK, 4, is assigned nowhere) */
-            close_group(ps, n, (uintptr_t)f);
+            close_group(ps, n, (uintptr_t)f, &key);
         } else {
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
@@ -508,6 +520,7 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
             uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
             if (id) {
                 ps->id[n++] = id;
+                key = key_id(key, id);
             } else if (is_code(code)) {
                 const char *start = (const char *)code + L->co_code;
                 int first = *(const int *)((const char *)code + L->co_firsttraceable);
@@ -518,23 +531,26 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
                     if (id) {
                         remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
                         ps->id[n++] = id;
+                        key = key_id(key, id);
                     }
                 }
             }
             if (minor == 11 && f[o_entry]) {
-                close_group(ps, n, (uintptr_t)cf);
+                close_group(ps, n, (uintptr_t)cf, &key);
                 if (cf) cf = (const char *)field(cf, o_cfprev);
             }
         }
         f = (const char *)field(f, o_back);
     }
     ps->n = n;
-    close_group(ps, n, 0);  /* frames after the last boundary: no native frame known */
+    close_group(ps, n, 0, &key);  /* frames after the last boundary: no native frame known */
+    ps->key = key;
 }
 
 int vt_py_capture(vt_pystack *ps)
 {
     ps->n = ps->ngroups = 0;
+    ps->key = 0;
     const vt_pylayout *L = vt_api.L;
     ps->by_ip = L->minor == 9;
     if (!vt_api.is_initialized()) return 0;

@@ -15,6 +15,7 @@
 typedef struct {
     int       n, ngroups;
     int       by_ip;              /* 3.9: anchors are 0, match by return address */
+    uint64_t  key;                /* hash of the ids, the groups' ends and their anchors */
     uint32_t  id[VT_PY_MAX];      /* PYFRAME ids */
     uint16_t  end[VT_PY_GROUPS];
     uintptr_t anchor[VT_PY_GROUPS];

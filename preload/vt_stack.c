@@ -298,14 +298,12 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
 {
     int n = (int)w->n;
     vt_pystack *ps = &x->py;
-    /* the key: the native walk and where it lies, the scopes, then each group with its anchor */
+    /* the key: the native walk and where it lies, the scopes, the Python frames' own key
+     * (their ids, each group's end and anchor: vt_py.c) */
     uint64_t h = vt_mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
     if (w->sps && n > 0) h = vt_mix(h ^ w->sps[0], w->sps[n - 1] | 1);
     for (int i = 0; i < x->nscope; i++) h = vt_mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
-    for (int g = 0, i = 0; g < ps->ngroups; g++) {
-        h = vt_mix(h ^ ps->anchor[g], 0xe7037ed1a0b428dbull ^ ps->end[g]);
-        for (; i < ps->end[g]; i++) h = vt_mix(h ^ ps->id[i], 0xa0761d6478bd642full);
-    }
+    h = vt_mix(h ^ ps->key, 0xe7037ed1a0b428dbull);
     if (!h) h = 1;
     uint32_t id = m ? vt_memo_stack_find(m, h) : 0;
     if (VT_LIKELY(id)) {
