@@ -97,6 +97,49 @@ uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w)
     }
 }
 
+/* ------------------------------------------------------------------------ *
+ *  Over the run, each byte once
+ * ------------------------------------------------------------------------ */
+int vt_eset_end(const vt_eset *e, vt_egroup_end *out)
+{
+    const vt_replay_result *res = vt_replay_result_of(e->a->t[0].rp);
+    /* per group of the replay: its segments' bytes, how many, how many still held */
+    typedef struct { uint64_t bytes, n, live; } segsum;
+    segsum *ss = NULL;
+    if (res->nsegs) {
+        ss = calloc(res->ngroups ? res->ngroups : 1, sizeof *ss);
+        if (!ss) return -1;
+        for (size_t i = 0; i < res->nsegs; i++) {
+            const vt_seg *sg = &res->segs[i];
+            if (sg->group >= res->ngroups) continue;
+            ss[sg->group].bytes += sg->bytes;
+            ss[sg->group].n++;
+            ss[sg->group].live += !sg->gone;
+        }
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        const vt_group *g = e->g[i].g;
+        vt_egroup_end *o = &out[i];
+        if (g->kind == VT_GROUP_IDLE) {
+            *o = (vt_egroup_end){ .allocated = g->live };
+            continue;
+        }
+        size_t gi = (size_t)(g - res->groups);
+        segsum s = ss && gi < res->ngroups ? ss[gi] : (segsum){ 0, 0, 0 };
+        /* a part split off a group after the replay (vt_cat_split.c) may hold some of
+         * the allocations its segments were counted in: never below what is live */
+        uint64_t plain_live = g->live_count > s.live ? g->live_count - s.live : 0;
+        o->allocated = g->total_bytes > s.bytes ? g->total_bytes - s.bytes : 0;
+        if (o->allocated < g->live) o->allocated = g->live;
+        o->freed = o->allocated - g->live;
+        o->allocs = g->nallocs > s.n ? g->nallocs - s.n : 0;
+        if (o->allocs < plain_live) o->allocs = plain_live;
+        o->frees = o->allocs - plain_live;
+    }
+    free(ss);
+    return 0;
+}
+
 const char *vt_eset_label(const vt_eset *e, char *buf, size_t n)
 {
     if (e->device == VT_ALL_DEVICES) {

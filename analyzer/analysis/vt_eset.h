@@ -56,6 +56,24 @@ int vt_eset_init(vt_eset *e, const vt_analysis *a, int device);
 void vt_eset_free(vt_eset *e);
 uint64_t vt_egroup_bytes(const vt_eset *e, const vt_egroup *g, vt_what w);
 uint64_t vt_egroup_count(const vt_eset *e, const vt_egroup *g, vt_what w);
+/* ------------------------------------------------------------------------ *
+ *  Over the run, each byte once (Perfetto's end heap profile)
+ * ------------------------------------------------------------------------ */
+/* What a group allocated and freed over the run such that allocated - freed is what it
+ * holds at the end (g->live), with PyTorch's blocks traced (docs/pictures.md, "blocks
+ * mode"): a block is allocated and freed by its stack; the driver allocation that was a
+ * segment is its blocks' and the idle cache's, so its stack counts none of its segment
+ * bytes (its other allocations as usual); the idle group is allocated the idle bytes
+ * at the end, by no call. Without blocks: total_bytes, total_bytes - live, as the
+ * other weights. */
+typedef struct {
+    uint64_t allocated, freed;
+    uint64_t allocs, frees;
+} vt_egroup_end;
+
+/* Fills out[i] for e->g[i]. Returns 0, or -1 when out of memory. */
+int vt_eset_end(const vt_eset *e, vt_egroup_end *out);
+
 /* "device 0 (NVIDIA H200)" or "all devices" */
 const char *vt_eset_label(const vt_eset *e, char *buf, size_t n);
 

@@ -414,16 +414,20 @@ static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want
     if (ix && rp->segs[*ix].moved) return;
     uint32_t ig = group_get(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
     if (ig == UINT32_MAX) { rp->nomem = 1; return; }
-    if (!ix) {
+    if (!ix || rp->segs[*ix].gone) {
+        /* a new driver allocation (its address may be an earlier one's): an entry of its own */
         if (reserve((void **)&rp->segs, &rp->segs_cap, rp->nsegs, sizeof *rp->segs) ||
             vt_idmap_put(&rp->seg_ix, seg_key(space, addr), (uint32_t)rp->nsegs)) {
             rp->nomem = 1;
             return;
         }
         ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
-        rp->nsegs++;
+        rp->segs[rp->nsegs++] = (vt_seg){ .group = gi };
     }
-    rp->segs[*ix] = (vt_seg){ gi, n };
+    vt_seg *sg = &rp->segs[*ix];
+    sg->group = gi;
+    sg->moved = n;
+    if (n > sg->bytes) sg->bytes = n;  /* pages mapped again: the same allocation */
     rp->groups[gi].fast = 0;  /* its frees take the general path, which gives the bytes back */
     group_shift(rp, gi, ig, n, SHIFT_SEG);
     rp->st.torch_segments++;
@@ -449,6 +453,14 @@ static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
         if (g->layer) vt_layer_add(g->layer, sg->moved - n, rp->now);
     }
     sg->moved = 0;
+}
+
+/* The driver allocation (space, addr) is freed: no segment any more. */
+static void seg_gone(vt_replay *rp, unsigned space, uint64_t addr)
+{
+    seg_return(rp, space, addr);
+    uint32_t *ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
+    if (ix) rp->segs[*ix].gone = 1;
 }
 
 /* Expandable segments: the pages mapped at [va, va + size) are the handles' memory. */
@@ -514,7 +526,7 @@ static void group_release(vt_replay *rp, const vt_live *e)
     if (space == VT_SPACE_TORCH_BLOCK) {
         block_sub(rp, gi, vt_live_size(&rp->live, e));
     } else {
-        if (rp->nsegs) seg_return(rp, space, e->addr);
+        if (rp->nsegs) seg_gone(rp, space, e->addr);
         group_sub(&rp->groups[gi], vt_live_size(&rp->live, e));
     }
     vt_group *g = &rp->groups[gi];
@@ -1466,6 +1478,8 @@ static void fill_result(vt_replay *rp)
     r->trailer_flags = rp->trailer_flags;
     r->trailer_counts = rp->trailer_counts;
     r->st = &rp->st;
+    r->segs = rp->segs;
+    r->nsegs = rp->nsegs;
     r->nomem = rp->nomem;
 }
 

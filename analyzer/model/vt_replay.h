@@ -237,10 +237,13 @@ typedef struct {
     uint64_t torch_unbacked;    /* bytes of blocks that found too few idle bytes in segments */
 } vt_replay_stats;
 
-/* PyTorch segment bytes moved out of a driver allocation's group (vt_replay.c). */
+/* A driver allocation PyTorch made (part of) a segment of (vt_replay.c): one per
+ * allocation, so that what the segments were is known after the replay. */
 typedef struct {
     uint32_t group;             /* the driver allocation's group */
+    uint8_t  gone;              /* the driver allocation was freed */
     uint64_t moved;             /* bytes now counted in the device's idle group */
+    uint64_t bytes;             /* its bytes that became segment bytes (the most ever moved) */
 } vt_seg;
 
 /* What a replay found, for the analyses, views and commands above the model: filled
@@ -287,6 +290,8 @@ typedef struct {
     uint8_t trailer_flags;
     const uint64_t *trailer_counts; /* [VT_REC_TYPE_MAX] */
     const vt_replay_stats *st;
+    const vt_seg *segs;         /* PyTorch's segments, one per driver allocation */
+    size_t nsegs;
     int nomem;                  /* some record was dropped for want of memory */
 } vt_replay_result;
 

@@ -9,17 +9,20 @@
  * the call stack of the failed request. Sequences 2 and 3: heap profiles (Perfetto's
  * ProfilePacket, as its native heap profiler writes them) of the selected memory, one
  * sample per call stack: at the peak (self_max: bytes live then) and at the end
- * (self_allocated, self_freed and counts over the whole run). Their frames carry the
+ * (self_allocated, self_freed and counts over the whole run, each byte once: their
+ * difference is what the stack holds at the end, vt_eset_end). Their frames carry the
  * site's frames as vramtrace folded them, scopes included, each with its class in
  * kind_str; native frames point into a Mapping per module (path, extent, build-id),
  * the others into made-up ones ("[python]", "[scope]", "[unknown]").
  * Each packet is packed on its own and written as a `packet` field of Trace, so the
  * output streams. */
+#include "vt_eset.h"
 #include "vt_export.h"
 #include "vt_export_common.h"
 #include "vt_export_counters.h"
 #include "vt_frame_label.h"
 #include "vt_names.h"
+#include "vt_rows.h"
 #include "vt_series.h"
 #include "vt_show.h"
 
@@ -392,14 +395,15 @@ static size_t mapping_of(const heap_build *b, const vt_site_frame *fr, int *modu
     return b->syn0 + SYN_UNKNOWN + 1;
 }
 
-/* The frame of fr (NULL: "[no stack]"), made when new. */
-static uint64_t frame_iid(heap_build *b, const vt_site_frame *fr)
+/* The frame of fr, made when new; fr NULL: a frame named `none` ("[no stack]", the idle
+ * cache), in no module. */
+static uint64_t frame_iid(heap_build *b, const vt_site_frame *fr, const char *none)
 {
     char key[2048];
     int n = fr ? snprintf(key, sizeof key, "%s\x1f%s\x1f%u\x1f%s\x1f%" PRIx64 "\x1f%u\x1f%u", fr->function,
                           fr->file ? fr->file : "", fr->line, fr->module ? fr->module : "", fr->offset,
                           (unsigned)fr->kind, (unsigned)fr->fclass)
-               : snprintf(key, sizeof key, "[no stack]");
+               : snprintf(key, sizeof key, "%s", none);
     size_t before = b->fkeys.n;
     uint32_t ix = vt_strtab_intern(&b->fkeys, key, (size_t)n < sizeof key ? (size_t)n : sizeof key - 1);
     if (ix == UINT32_MAX) { b->nomem = 1; return 0; }
@@ -416,7 +420,7 @@ static uint64_t frame_iid(heap_build *b, const vt_site_frame *fr)
     pf->has_iid = pf->has_function_name_id = 1;
     pf->iid = (uint64_t)ix + 1;
     char label[1024];
-    pf->function_name_id = str_iid(b, fr ? vt_export_frame_label(fr, label, sizeof label) : "[no stack]");
+    pf->function_name_id = str_iid(b, fr ? vt_export_frame_label(fr, label, sizeof label) : none);
     int module;
     pf->has_mapping_id = pf->has_rel_pc = 1;
     pf->mapping_id = mapping_of(b, fr, &module);
@@ -447,7 +451,9 @@ static void heap_free(heap_build *b)
     vt_strtab_free(&b->fkeys);
 }
 
-/* One call stack and two samples per site of the selected groups. */
+/* One call stack and two samples per site of the selected groups; PyTorch's idle
+ * segment bytes, no site's, are a call stack of their own, one frame "(idle cache)" as
+ * the flame graph names them. The end sample counts each byte once (vt_eset_end). */
 static void heap_samples(heap_build *b, const vt_eset *e)
 {
     const vt_sites *ss = &e->a->sites;
@@ -461,24 +467,31 @@ static void heap_samples(heap_build *b, const vt_eset *e)
     b->cs_frames = calloc(nfr ? nfr : 1, sizeof *b->cs_frames);
     b->peak = calloc(n, sizeof *b->peak);
     b->end = calloc(n, sizeof *b->end);
-    if (!b->cs || !b->cs_frames || !b->peak || !b->end) { b->nomem = 1; return; }
-    vt_idmap ix = { 0 };   /* site -> call stack */
+    vt_egroup_end *ends = calloc(n, sizeof *ends);
+    if (!b->cs || !b->cs_frames || !b->peak || !b->end || !ends || vt_eset_end(e, ends)) {
+        b->nomem = 1;
+        free(ends);
+        return;
+    }
+    vt_idmap ix = { 0 };   /* site (VT_ROW_IDLE: the idle bytes) -> call stack */
     size_t at = 0;
     for (size_t i = 0; i < e->n && !b->nomem; i++) {
         const vt_egroup *eg = &e->g[i];
-        uint32_t site = eg->g->site;
+        int idle = eg->g->kind == VT_GROUP_IDLE;
+        uint32_t site = idle ? VT_ROW_IDLE : eg->g->site;
         const uint32_t *have = vt_idmap_get(&ix, site);
         size_t c = have ? *have : b->ncs;
         if (!have) {
-            const vt_site *s = site < ss->n ? &ss->sites[site] : NULL;
+            const vt_site *s = !idle && site < ss->n ? &ss->sites[site] : NULL;
             pb_callstack *cs = &b->cs[c];
             perfetto__protos__callstack__init(cs);
             cs->has_iid = 1;
             cs->iid = c + 1;
             cs->frame_ids = &b->cs_frames[at];
-            if (!s || !s->nframes) cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, NULL);
+            if (!s || !s->nframes)
+                cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, NULL, idle ? VT_ROW_IDLE_NAME : "[no stack]");
             for (uint32_t k = 0; s && k < s->nframes; k++)
-                cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, &s->frames[s->nframes - 1 - k]);
+                cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, &s->frames[s->nframes - 1 - k], NULL);
             at += cs->n_frame_ids;
             perfetto__protos__profile_packet__heap_sample__init(&b->peak[c]);
             perfetto__protos__profile_packet__heap_sample__init(&b->end[c]);
@@ -493,12 +506,12 @@ static void heap_samples(heap_build *b, const vt_eset *e)
         }
         b->peak[c].self_max += vt_egroup_bytes(e, eg, VT_WHAT_PEAK);
         pb_sample *en = &b->end[c];
-        if (eg->g->live > eg->g->total_bytes) continue;  /* PyTorch's idle segment bytes: allocated by no one */
-        en->self_allocated += eg->g->total_bytes;
-        en->self_freed += eg->g->total_bytes - eg->g->live;
-        en->alloc_count += eg->g->nallocs;
-        en->free_count += eg->g->nallocs - eg->g->live_count;
+        en->self_allocated += ends[i].allocated;
+        en->self_freed += ends[i].freed;
+        en->alloc_count += ends[i].allocs;
+        en->free_count += ends[i].frees;
     }
+    free(ends);
     vt_idmap_free(&ix);
 }
 

@@ -77,7 +77,7 @@ vt export --format perfetto-json "$trace" -o "$work/p.json" && validate perfetto
 if [ -n "${PPROF_CHECK:-}" ] && command -v "${PROTOC:-protoc}" > /dev/null 2>&1; then
     vt export --format perfetto "$trace" -o "$work/p.pftrace" &&
         validate perfetto "$work/p.pftrace" proto="$SRC_DIR/analyzer/out/perfetto_trace.proto" \
-            protoc="$(command -v "${PROTOC:-protoc}")" alloc="$alloc" leak="$leak"
+            protoc="$(command -v "${PROTOC:-protoc}")" alloc="$alloc" leak="$leak" events="$work/e.csv"
 else
     echo "note: no protobuf-c build or no protoc (Debian's protobuf-compiler): Perfetto protobuf not checked"
 fi

@@ -7,7 +7,8 @@ figures `vramtrace report --json` gives for the same trace (docs/pictures.md).
 
 KIND: svg, timeline-html, flame-html, folded, folded-classes, perfetto (decoded with
 `protoc --decode` against analyzer/out/perfetto_trace.proto: NAME=VALUE proto= and
-protoc=), perfetto-json, speedscope, csv, csv-stacks (events= the csv it joins). Several
+protoc=; alloc= and leak= check the end heap profile, with events= the csv export of a
+blocks-mode trace), perfetto-json, speedscope, csv, csv-stacks (events= the csv it joins). Several
 files in one run (Python starts once). Exits 1 after printing one line per failed check.
 Only the standard library and protoc (Debian's protobuf-compiler)."""
 import codecs
@@ -248,7 +249,7 @@ def perfetto(path, rep, args):
     check(sum(one(e, "name") == "peak" for e in inst) == 1, "one peak instant")
     profs = [(one(p, "trusted_packet_sequence_id"), one(p, "profile_packet")) for p in packets if "profile_packet" in p]
     check(len(profs) == 2 and len({s for s, _ in profs}) == 2, "two heap profiles, each on a sequence of its own")
-    sums = {}
+    sums, idle = {}, []
     for seq, pp in profs:
         strs = {one(s, "iid") for s in pp.get("strings", [])}
         maps = {one(m, "iid") for m in pp.get("mappings", [])}
@@ -267,11 +268,64 @@ def perfetto(path, rep, args):
         check(all(one(s, "callstack_id") in stacks for s in samples), "samples name call stacks")
         for k in ("self_max", "self_allocated", "self_freed"):
             sums[k] = sums.get(k, 0) + sum(one(s, k, 0) for s in samples)
+        names = {one(s, "iid"): one(s, "str") for s in pp.get("strings", [])}
+        for s in samples:
+            fr = stacks.get(one(s, "callstack_id"), [])
+            if len(fr) == 1 and names.get(one(frames.get(fr[0], {}), "function_name_id")) == IDLE:
+                idle.append(s)
     if "alloc" in args:
         check(sums.get("self_max") == rep["peak_bytes"], "the peak profile sums to the peak (%s)" % sums.get("self_max"))
-        check(sums.get("self_allocated") == int(args["alloc"]), "the end profile's allocated bytes sum to %s" % args["alloc"])
         check(sums.get("self_allocated", 0) - sums.get("self_freed", 0) == int(args["leak"]),
               "allocated - freed is the bytes leaked, %s" % args["leak"])
+        devs = [d for d in rep.get("devices", []) if (d.get("categories") or {}).get("mode") == "blocks"]
+        if not devs:
+            check(sums.get("self_allocated") == int(args["alloc"]), "the end profile's allocated bytes sum to %s" % args["alloc"])
+            check(not idle, "no idle cache without PyTorch's blocks")
+            return
+        # blocks mode (docs/pictures.md): each byte once. A segment's driver allocation
+        # counts none of its segment bytes; the idle cache at the end is one sample's,
+        # allocated and not freed; the blocks and all other allocations as everywhere.
+        idle_end = sum(d["categories"]["idle_cache_bytes_at_end"] or 0 for d in devs)
+        end_idle = [s for s in idle if "self_allocated" in s]
+        check(len(end_idle) == 1 and one(end_idle[0], "self_allocated") == idle_end and
+              not one(end_idle[0], "self_freed", 0) and not one(end_idle[0], "alloc_count", 0),
+              "the end profile's idle cache is allocated the idle bytes at the end, %d, and frees nothing" % idle_end)
+        peak_idle = sum(d["categories"]["idle_cache_bytes_at_peak"] or 0 for d in devs)
+        check(sum(one(s, "self_max", 0) for s in idle if "self_max" in s) == peak_idle,
+              "the peak profile's idle cache is report's, %d" % peak_idle)
+        seg = segment_bytes(args["events"]) if "events" in args else None
+        if seg is None:
+            check(sums.get("self_allocated", 0) <= int(args["alloc"]) + idle_end,
+                  "the end profile's allocated bytes are at most %s and the idle cache" % args["alloc"])
+        else:
+            want = int(args["alloc"]) - seg + idle_end
+            check(sums.get("self_allocated") == want,
+                  "the end profile's allocated bytes sum to %s - %d segment bytes + %d idle: %d (%s)"
+                  % (args["alloc"], seg, idle_end, want, sums.get("self_allocated")))
+
+
+def segment_bytes(path):
+    """The bytes of the driver's allocations PyTorch made segments of, from the csv export's
+    rows (each allocation once, at most its size); None with expandable segments, whose
+    pages the rows do not tie to their handles."""
+    import csv
+    rows = csv.reader(open(path, encoding="utf-8", newline=""))
+    head = next(rows)
+    ev, kind, addr, size = (head.index(k) for k in ("event", "kind", "address", "size"))
+    live, total = {}, 0
+    for r in rows:
+        if r[kind].startswith("torch_map") or r[kind].startswith("torch_unmap"):
+            return None
+        if r[kind] in ("torch_block", "torch_block_free"):
+            continue
+        if r[ev] == "alloc":
+            live[r[addr]] = [int(r[size]), False]
+        elif r[ev] == "free":
+            live.pop(r[addr], None)
+        elif r[kind] == "torch_segment" and r[addr] in live and not live[r[addr]][1]:
+            total += min(int(r[size]), live[r[addr]][0])
+            live[r[addr]][1] = True
+    return total
 
 
 def csv_stacks(path, rep, args):

@@ -30,4 +30,50 @@ print("peak by kind:", peak)
 if bad:
     print("\n".join(bad)); sys.exit(1)
 PY
+# Perfetto's end heap profile counts each byte once (docs/pictures.md, "blocks mode"): a
+# block at its stack; a segment's driver allocation none of its segment bytes; the idle
+# cache at the end (64 - 40 MiB) one sample, allocated and never freed. So allocated -
+# freed is what each stack holds at the end, and in all the 65 MiB live then.
+if ! command -v protoc > /dev/null 2>&1; then
+    echo "note: no protoc (Debian's protobuf-compiler): the Perfetto heap profile not checked"
+elif ! "$vt" export --format perfetto "$trace" -o "$work/p.pftrace" 2> "$work/err"; then
+    grep -q "no Perfetto protobuf output" "$work/err" || { cat "$work/err"; exit 1; }
+    echo "note: this build has no Perfetto protobuf output: the heap profile not checked"
+else
+    src=$(cd "$(dirname "$0")/../.." && pwd)
+    protoc --decode=perfetto.protos.Trace --proto_path="$src/analyzer/out" perfetto_trace.proto \
+        < "$work/p.pftrace" > "$work/p.txt"
+    python3 - "$work/p.txt" "$src/tests/html" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from validate import one, pb_text
+MiB = 1 << 20
+WHO = ("play", "load_weights", "step", "grow_and_release", "(idle cache)")
+packets = pb_text(open(sys.argv[1]).read())["packet"]
+end = [one(p, "profile_packet") for p in packets if one(p, "trusted_packet_sequence_id") == 3][0]
+names = {one(s, "iid"): one(s, "str") for s in end.get("strings", [])}
+frames = {one(f, "iid"): names.get(one(f, "function_name_id")) for f in end["frames"]}
+got = []
+for s in end["process_dumps"][0]["samples"]:
+    stack = [frames[i] for i in [c for c in end["callstacks"] if one(c, "iid") == one(s, "callstack_id")][0]["frame_ids"]]
+    who = [f for f in stack if f in WHO][-1]
+    block = any("record_trace" in (f or "") for f in stack)
+    got.append((who, block) + tuple(one(s, k, 0) for k in ("self_allocated", "self_freed", "alloc_count", "free_count")))
+want = [("play", False, 1 * MiB, 0, 1, 0),              # a library's own: not PyTorch's
+        ("play", False, 0, 0, 0, 0),                    # the 64 MiB segment: its blocks' and the idle cache's
+        ("load_weights", True, 40 * MiB, 0, 1, 0),
+        ("step", True, 24 * MiB, 24 * MiB, 3, 3),
+        ("step", True, 24 * MiB, 24 * MiB, 3, 3),
+        ("grow_and_release", False, 0, 0, 0, 0),        # the 4 MiB segment given back
+        ("grow_and_release", True, 3 * MiB, 3 * MiB, 1, 1),
+        ("(idle cache)", False, 24 * MiB, 0, 0, 0)]
+print("end heap profile:", sorted(got))
+if sorted(got) != sorted(want):
+    print("want:", sorted(want))
+    sys.exit(1)
+if sum(g[2] - g[3] for g in got) != 65 * MiB:
+    print("allocated - freed is not the 65 MiB live at the end")
+    sys.exit(1)
+PY
+fi
 echo ok
