@@ -157,15 +157,19 @@ def _install(torch):
         members = list(root.named_modules())
         ids = {id(m) for _, m in members}
         strip = _WRAPPERS.get(type(root).__name__)
+        # a wrapper (torch.compile's OptimizedModule, DDP...) and the model it wraps are
+        # both named by the model's class: what the user built, not what wrapped it
+        inner = getattr(root, strip[:-1], None) if strip else None
+        root_name = type(inner).__name__ if isinstance(inner, M.Module) else None
         root_ref = weakref.ref(root)
         for path, m in members:
             old = root_of(m)
             if m in names and old is not None and id(old) not in ids:
                 continue  # named from a larger model already
-            if strip and path.startswith(strip):
+            if strip and (path.startswith(strip) or path == strip[:-1]):
                 path = path[len(strip):]
             if not path:
-                n = prefix or type(m).__name__
+                n = prefix or root_name or type(m).__name__
             else:
                 n = prefix + "." + path if prefix else path
             names[m] = n.encode("utf-8", "replace")
@@ -259,8 +263,15 @@ def _install(torch):
         if not parents:  # an outermost call: a new forward pass
             tls.bwd = None
         name = name_of(module)
+        # a wrapper calling the model it wraps has the model's name: one scope for both
+        same = bool(parents) and names.get(parents[-1]) == name
         parents.append(module)
-        push(name)
+        pushed = getattr(tls, "pushed", None)
+        if pushed is None:
+            pushed = tls.pushed = []
+        pushed.append(not same)
+        if not same:
+            push(name)
         return None
 
     def post(module, args, output):
@@ -270,7 +281,8 @@ def _install(torch):
         if not parents or parents[-1] is not module:
             return None  # its pre-hook did not run (the hooks were added mid-call)
         parents.pop()
-        pop()
+        if tls.pushed.pop():
+            pop()
         name = names.get(module)
         if name is not None and torch.is_grad_enabled():
             h = None

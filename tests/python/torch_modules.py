@@ -136,6 +136,29 @@ class LitModel(torch.nn.Module):
         return self.net(None, [])
 
 
+class Wrapped(torch.nn.Module):
+    def __init__(self):
+        torch.nn.Module.__init__(self)
+        self.head = Linear("head")
+
+    def forward(self, x):
+        c = ["Wrapped"]
+        alloc(c)
+        return self.head(x, c)
+
+
+class OptimizedModule(torch.nn.Module):
+    """torch.compile's wrapper (by its class name): it and the model it wraps are one
+    scope, named by the model's class."""
+    def __init__(self, mod):
+        torch.nn.Module.__init__(self)
+        self._orig_mod = mod
+
+    def forward(self, x):
+        alloc(["Wrapped"])  # the wrapper's own (a compiled graph's buffers)
+        return self._orig_mod(x)
+
+
 def main():
     assert getattr(builtins, "__vt_other_site__", False), "the other sitecustomize did not run"
     alloc([])  # before any module: no scope
@@ -149,6 +172,7 @@ def main():
         lit = LitModel()
         lit.training_step()  # qualified from LitModel: net, net.0
         del lit
+        OptimizedModule(Wrapped())(None)
     # the hook keeps no model alive
     ref = weakref.ref(model)
     del model
