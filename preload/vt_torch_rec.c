@@ -33,7 +33,11 @@ VT_EXPORT void vramtrace_torch_event(int action, int device, uint64_t addr, uint
     case TE_SEGMENT_FREE: vt_rec_segment(VT_VMM_TORCH_UNSEGMENT, addr, size, device); break;
     case TE_SEGMENT_MAP: vt_rec_segment(VT_VMM_TORCH_MAP, addr, size, device); break;
     case TE_SEGMENT_UNMAP: vt_rec_segment(VT_VMM_TORCH_UNMAP, addr, size, device); break;
-    default: break;  /* FREE_REQUESTED, SNAPSHOT, OOM: the driver's records say enough */
+    /* The allocator gave up: under a cap of its own (set_per_process_memory_fraction) no
+     * driver call failed, so this is the only record of it. addr holds the device's free
+     * bytes; vt_rec_oom asks the driver itself. */
+    case TE_OOM: vt_rec_oom(VT_KIND_TORCH_BLOCK, size, stream, 0, device); break;
+    default: break;  /* FREE_REQUESTED, SNAPSHOT: the other records say enough */
     }
     vt_leave();
 }

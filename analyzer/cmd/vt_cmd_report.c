@@ -7,6 +7,7 @@
 
 #include "vt_analyze.h"
 #include "vt_args.h"
+#include "vt_format.h"
 #include "vt_cat_show.h"
 #include "vt_gap.h"
 #include "vt_json.h"
@@ -133,6 +134,9 @@ static void text_oom(const vt_analysis *a, int ti, const vt_oom *oo, const rep_o
     if (oo->total_bytes)
         printf(" (free %s of %s)", vt_units_size(b2, oo->free_bytes), vt_units_size(b3, oo->total_bytes));
     printf("; traced live %s\n", vt_units_size(b4, oo->live));
+    if (oo->kind == VT_KIND_TORCH_BLOCK && oo->free_bytes > oo->size)
+        printf("      PyTorch's allocator refused it with room on the device: a cap of its own "
+               "(torch.cuda.set_per_process_memory_fraction)\n");
     printf("      asked by: ");
     vt_show_site(stdout, a, oo->site, &o->frames, 16);
     if (!oo->nsnap) return;

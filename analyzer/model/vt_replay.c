@@ -584,6 +584,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
         return;
     }
     rp->st.allocs++;
+    if (r->kind == VT_KIND_TORCH_BLOCK) rp->block_at = r->time_ns;
     uint32_t gi = group_get(rp, r->stack_id, r->kind, r->device);
     if (gi == UINT32_MAX) { rp->nomem = 1; return; }
     int fresh;
@@ -714,8 +715,25 @@ static void on_vmm(vt_replay *rp, const vt_rec *r)
     }
 }
 
+/* PyTorch's allocator reports an OOM (a TORCH_BLOCK one) after its own driver calls
+ * failed, it freed its cache and tried again: those failed calls, on the same thread
+ * since it last handed out a block, are its attempts at this request, not OOMs of
+ * their own. Under a cap of its own (set_per_process_memory_fraction) there are none. */
+static void drop_attempts(vt_replay *rp, const vt_rec *r)
+{
+    while (rp->nooms) {
+        const vt_oom *p = &rp->ooms[rp->nooms - 1];
+        if (p->kind == VT_KIND_TORCH_BLOCK || vt_kind_class(p->kind) != VT_CLASS_DEVICE || p->device != r->device
+            || p->tid != r->tid || p->time < rp->block_at)
+            break;
+        rp->nooms--;
+        rp->st.ooms--;
+    }
+}
+
 static void on_oom(vt_replay *rp, const vt_rec *r)
 {
+    if (r->kind == VT_KIND_TORCH_BLOCK) drop_attempts(rp, r);
     rp->st.ooms++;
     if (reserve((void **)&rp->ooms, &rp->ooms_cap, rp->nooms, sizeof *rp->ooms)) {
         rp->nomem = 1;
@@ -728,6 +746,7 @@ static void on_oom(vt_replay *rp, const vt_rec *r)
     o->kind = r->kind;
     o->device = r->device;
     o->stack_id = r->stack_id;
+    o->tid = r->tid;
     o->site = UINT32_MAX;
     o->size = r->size;
     o->free_bytes = r->aux0;

@@ -136,6 +136,7 @@ typedef struct {
     uint8_t  kind;
     int8_t   device;
     uint32_t stack_id;
+    uint32_t tid;
     uint32_t site;          /* of the failed request, set after the replay */
     uint64_t size;          /* bytes asked */
     uint64_t free_bytes;    /* cuMemGetInfo at failure, 0 = unknown */

@@ -69,6 +69,7 @@ struct vt_replay {
 
     vt_oom *ooms;
     size_t nooms, ooms_cap;
+    uint64_t block_at;          /* time of the last PyTorch block handed out (on_oom) */
 
     vt_symrec *syms;            /* SYMBOL records, in file order */
     size_t nsyms, syms_cap;

@@ -3,6 +3,7 @@
 #include "vt_summary.h"
 
 #include "vt_cat.h"
+#include "vt_format.h"
 #include "vt_gap.h"
 #include "vt_show_rows.h"
 #include "vt_units.h"
@@ -118,7 +119,11 @@ static void ooms(out *o, const vt_analysis *a, const vt_trace *t)
     char more[48] = "";
     if (res->nooms > 1) snprintf(more, sizeof more, " (%zu OOMs; the first)", res->nooms);
     /* The asking line on a line of its own: behind the sizes it would be cut off. */
-    if (oo->total_bytes)
+    if (oo->kind == VT_KIND_TORCH_BLOCK && oo->free_bytes > oo->size)
+        /* the device had room: PyTorch's allocator refused under a limit of its own */
+        line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s over PyTorch's cap; asked by", more,
+             vt_units_time(tb, oo->time), vt_units_size(b1, oo->size));
+    else if (oo->total_bytes)
         line(o, "vramtrace:   OUT OF MEMORY%s at %s: %s asked, %s free; asked by", more, vt_units_time(tb, oo->time),
              vt_units_size(b1, oo->size), vt_units_size(b2, oo->free_bytes));
     else

@@ -7,6 +7,11 @@ prog=$1 c10=$2 shim=$3 lib=$4 vt=$5 fake=$6 work=$7
 rm -rf "$work" && mkdir -p "$work"
 LD_LIBRARY_PATH=$fake LD_PRELOAD=$lib VRAMTRACE_OUTPUT=$work/t.vtrace "$prog" "$c10" "$shim" 2.11.0+cu130 0 play
 trace=$(ls "$work"/t.vtrace*)
+# the run's summary leads with the first OOM, said as the allocator's own refusal
+LD_LIBRARY_PATH=$fake VRAMTRACE_LIB=$lib "$vt" run -o "$work/s.vtrace" -- "$prog" "$c10" "$shim" 2.11.0+cu130 0 play \
+    > /dev/null 2> "$work/summary.txt"
+grep -q "OUT OF MEMORY (2 OOMs; the first) at .*: 32.0 MiB over PyTorch's cap; asked by" "$work/summary.txt" \
+    || { echo "the summary does not lead with the allocator's refusal:"; cat "$work/summary.txt"; exit 1; }
 "$vt" report --json "$trace" > "$work/report.json"
 "$vt" report "$trace" > "$work/report.txt"
 "$vt" top --by category "$trace" >> "$work/report.txt"
@@ -26,6 +31,18 @@ if sum(peak.values()) != d["peak_bytes"]: bad.append("kinds at the peak do not a
 if "approximate" in text: bad.append("blocks counted as caching-allocator segments (approximate)")
 if d["categories"]["mode"] != "blocks": bad.append("mode %s, want blocks" % d["categories"]["mode"])
 if "allocator trace tracker" not in text: bad.append("the report does not say how the trace was made")
+# the allocator's own OOMs: under its cap (no driver call failed), then with the device
+# full (two failed driver calls, its attempts, are not OOMs of their own): two events
+ooms = d.get("oom", [])
+got = [(o["kind"], o["size"]) for o in ooms]
+if got != [("torch_block", 32 * MiB), ("torch_block", 200 << 30)]:
+    bad.append("OOMs %r, want torch_block 32 MiB, then 200 GiB" % got)
+elif "refused" not in json.dumps(ooms[0]["site"]) or "device_full" not in json.dumps(ooms[1]["site"]):
+    bad.append("the OOMs' sites do not name refused() and device_full()")
+if r["events"]["ooms"] != 2:
+    bad.append("the trace counts %d OOMs, want 2" % r["events"]["ooms"])
+if ooms and ooms[0]["free_bytes"] > 32 * MiB and "set_per_process_memory_fraction" not in text:
+    bad.append("the report does not say the allocator refused with room on the device")
 print("peak by kind:", peak)
 if bad:
     print("\n".join(bad)); sys.exit(1)

@@ -16,7 +16,7 @@
 #define MiB (1ull << 20)
 
 /* TraceEntry::Action */
-enum { ALLOC, FREE_REQUESTED, FREE_COMPLETED, SEGMENT_ALLOC, SEGMENT_FREE };
+enum { ALLOC, FREE_REQUESTED, FREE_COMPLETED, SEGMENT_ALLOC, SEGMENT_FREE, SEGMENT_MAP, SEGMENT_UNMAP, SNAPSHOT, OOM };
 
 static void (*emit)(int action, int device, uint64_t addr, uint64_t size, uint64_t stream, int pool);
 
@@ -50,6 +50,23 @@ __attribute__((noinline)) static int grow_and_release(void)
     return 0;
 }
 
+/* The allocator refusing 32 MiB under a cap of its own: no driver call fails. */
+__attribute__((noinline)) static void refused(void)
+{
+    emit(OOM, 0, 100 * MiB, 32 * MiB, 0, 0);
+}
+
+/* More than the device has: the driver refuses, the allocator frees its cache and asks
+ * again, then reports the OOM. One OOM for the user, not three. */
+__attribute__((noinline)) static int device_full(void)
+{
+    CUdeviceptr p;
+    for (int i = 0; i < 2; i++)
+        if (cuMemAlloc_v2(&p, 200ull << 30) != CUDA_ERROR_OUT_OF_MEMORY) return -1;
+    emit(OOM, 0, 0, 200ull << 30, 0, 0);
+    return 0;
+}
+
 static int play(void)
 {
     CUdevice dev;
@@ -64,7 +81,9 @@ static int play(void)
     emit(SEGMENT_ALLOC, 0, seg, 64 * MiB, 0, 0);
     load_weights(seg);
     for (int i = 0; i < 3; i++) step(seg);
-    return grow_and_release();
+    if (grow_and_release()) return -1;
+    refused();
+    return device_full();
 }
 
 int main(int argc, char **argv)
@@ -96,7 +115,7 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("events %lu\n", events());
-        if (events() != 24) return 1;
+        if (events() != 26) return 1;
     }
     return 0;
 }
