@@ -32,7 +32,8 @@
  * the memo that each lookup sets to the current RBP.
  *
  * Memory: per thread, one MAP_NORESERVE mapping (about 8.3 MB of address space at
- * depth 64, touched as logs are kept: ~2 KB per call path; with it a 16 KiB copy of the
+ * depth 64, rounded to 10 MiB of huge pages, map_huge; touched as logs are kept: ~2 KB
+ * per call path, in huge pages where the kernel gives them; with it a 16 KiB copy of the
  * ids of the thread's stacks with Python frames or scopes, at the end of this file).
  * When the arena or a table is full, new walks are not kept, so that a program with a
  * few more call paths than fit still finds most of them; only after VT_MEMO_REFRESH
@@ -120,6 +121,27 @@ int vt_memo_init(void)
     return 0;
 }
 
+/* The tables every lookup probes (roots, branches, the copy of the stacks' ids) and the
+ * first kept walks lie in the mapping's first 2 MiB. Between two allocations a training
+ * step touches far more memory than the TLB maps, so each of those probes, on a 4 KiB
+ * page of its own, also missed the TLB: the mapping is aligned to 2 MiB and asks for
+ * huge pages (MADV_HUGEPAGE; where the kernel gives none, nothing changes). The price:
+ * the first touch of each 2 MiB is a whole huge page of memory. */
+#define VT_MEMO_HUGE (2u << 20)
+
+static void *map_huge(size_t bytes)
+{
+    char *raw = mmap(NULL, bytes + VT_MEMO_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    char *p = (char *)(((uintptr_t)raw + VT_MEMO_HUGE - 1) & ~(uintptr_t)(VT_MEMO_HUGE - 1));
+    if (p > raw) munmap(raw, (size_t)(p - raw));
+    size_t tail = (size_t)(raw + bytes + VT_MEMO_HUGE - (p + bytes));
+    if (tail) munmap(p + bytes, tail);
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
+
 vt_memo *vt_memo_get(int max)
 {
     vt_memo *m = vt_memo_tls;
@@ -127,8 +149,9 @@ vt_memo *vt_memo_get(int max)
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
     size_t bytes = sizeof *m + (size_t)cap * 16 + VT_MEMO_ROOTS * sizeof(vt_root)
                  + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_STACKS * sizeof(vt_stack_ent) + VT_MEMO_ARENA;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return NULL;
+    bytes = (bytes + VT_MEMO_HUGE - 1) & ~(size_t)(VT_MEMO_HUGE - 1);
+    void *p = map_huge(bytes);
+    if (!p) return NULL;
     m = p;
     m->cap = cap;
     m->fmax = (uint32_t)max;
