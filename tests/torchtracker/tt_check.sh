@@ -17,7 +17,8 @@ r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
 d = [x for x in r["devices"] if x["device"] == 0][0]
 peak = {k["kind"]: k["bytes"] for k in d["by_kind"]}
-want = {"cuMemAlloc": 1 * MiB, "torch_block": 43 * MiB, "idle_in_segments": 25 * MiB}
+# the 4 MiB segment holding a private pool's 3 MiB block is the pool's: its idle MiB too
+want = {"cuMemAlloc": 1 * MiB, "torch_block": 43 * MiB, "idle_in_segments": 24 * MiB, "idle_in_graph_pools": 1 * MiB}
 bad = []
 if d["peak_bytes"] != 69 * MiB: bad.append("peak %d, want %d" % (d["peak_bytes"], 69 * MiB))
 for k, v in want.items():
@@ -25,6 +26,11 @@ for k, v in want.items():
 if sum(peak.values()) != d["peak_bytes"]: bad.append("kinds at the peak do not add up: %r" % peak)
 if "approximate" in text: bad.append("blocks counted as caching-allocator segments (approximate)")
 if d["categories"]["mode"] != "blocks": bad.append("mode %s, want blocks" % d["categories"]["mode"])
+c = d["categories"]
+if (c["graph_pool_bytes_at_peak"], c["graph_pool_block_bytes_at_peak"]) != (1 * MiB, 3 * MiB):
+    bad.append("graph pool at the peak: %d idle, %d in blocks; want 1 MiB, 3 MiB" %
+               (c["graph_pool_bytes_at_peak"], c["graph_pool_block_bytes_at_peak"]))
+if "(CUDA graph pool)" not in text: bad.append("report names no CUDA graph pool")
 if "allocator trace tracker" not in text: bad.append("the report does not say how the trace was made")
 print("peak by kind:", peak)
 if bad:
