@@ -253,6 +253,13 @@ void vt_cat_show_top_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
                    vt_units_size(b1, r->recomputed_bytes), pct(r->recomputed_bytes, whole), "", "", "", "recomputed");
     }
     if ((uint64_t)n > top) printf("    ... %d more\n", n - (int)top);
+    if (s.graph_pool_block_bytes)
+        printf("    %10s  %6.1f%%  %7s  %7s  %10s    %-14s  of these: tensors in a CUDA graph pool\n",
+               vt_units_size(b1, s.graph_pool_block_bytes), pct(s.graph_pool_block_bytes, whole), "", "", "",
+               "in graph pools");
+    if (s.graph_pool_bytes)
+        printf("    %10s  %6.1f%%  %7s  %7s  %10s  %-17s %s\n", vt_units_size(b1, s.graph_pool_bytes),
+               pct(s.graph_pool_bytes, whole), "", "", "", VT_ROW_POOL_NAME, "idle: a graph's replays use it");
     if (vt_cat_caching(&s))
         printf("    approximate: caching-allocator segments, each in the category of what first grew it "
                "(vramtrace run --per-tensor for exact numbers)\n");
