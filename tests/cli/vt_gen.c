@@ -882,8 +882,7 @@ int main(int argc, char **argv)
     else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
     else if (!strcmp(s, "ckpt-0") || !strcmp(s, "ckpt-1")) { void vt_gen_ckpt(const char *, int); vt_gen_ckpt(p, s[5] == '1'); }
     else if (!strncmp(s, "rank-", 5)) { void vt_gen_rank(const char *, unsigned); vt_gen_rank(p, (unsigned)atoi(s + 5)); }
-    else if (!strcmp(s, "gradkeep")) { void vt_gen_gradkeep(const char *); vt_gen_gradkeep(p); }
-    else if (!strcmp(s, "graphpool")) { void vt_gen_graphpool(const char *); vt_gen_graphpool(p); }
+    else if (!strcmp(s, "gradkeep") || !strcmp(s, "graphpool")) { void vt_gen_gradkeep(const char *), vt_gen_graphpool(const char *); (s[3] == 'd' ? vt_gen_gradkeep : vt_gen_graphpool)(p); } /* one line: the goldens name main's lines below */
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
