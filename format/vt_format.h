@@ -200,6 +200,10 @@ typedef enum {
     VT_VMM_TORCH_UNMAP     = 9   /* expandable segments: pages unmapped */
 } vt_vmm_op;
 
+/* aux0 of TORCH_SEGMENT and TORCH_MAP: the memory is a private pool's (a CUDA graph's, a
+ * MemPool). Recorders before it wrote 0: their pools are known from their blocks. */
+#define VT_SEG_PRIVATE_POOL 0x1u
+
 /* Address spaces: an allocation and its free match on (space, addr). */
 typedef enum {
     VT_SPACE_NONE = 0,

@@ -449,9 +449,12 @@ static void span_remove(vt_replay *rp, uint64_t base)
     rp->nspans--;
 }
 
+static void seg_make_pool(vt_replay *rp, vt_seg *sg, int device);
+
 /* The driver allocation (space, addr) is (part of) a PyTorch segment: up to `want` of its
- * bytes become its device's idle bytes. Once per allocation. */
-static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want)
+ * bytes become its device's idle bytes (its private pool's, with `pool`). Once per
+ * allocation. */
+static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want, int pool)
 {
     vt_live *e = vt_live_find(&rp->live, space, addr);
     if (!e) return;
@@ -477,6 +480,7 @@ static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want
     rp->groups[gi].fast = 0;  /* its frees take the general path, which gives the bytes back */
     group_shift(rp, gi, ig, n, SHIFT_SEG);
     rp->st.torch_segments++;
+    if (pool) seg_make_pool(rp, &rp->segs[*ix], rp->groups[gi].device);
 }
 
 /* The driver allocation (space, addr) stops being a segment (given back, or freed): its
@@ -504,14 +508,14 @@ static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
 }
 
 /* Expandable segments: the pages mapped at [va, va + size) are the handles' memory. */
-static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take)
+static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take, int pool)
 {
     uint64_t end = va + size < va ? UINT64_MAX : va + size;
     for (uint64_t cur = va; cur < end;) {
         vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, cur);
         if (!m) break;
         uint64_t msize = vt_live_size(&rp->live, m), handle = vt_live_ext_of(&rp->live, m)->aux;
-        if (take) seg_take(rp, VT_SPACE_VMM_HANDLE, handle, msize);
+        if (take) seg_take(rp, VT_SPACE_VMM_HANDLE, handle, msize, pool);
         else seg_return(rp, VT_SPACE_VMM_HANDLE, handle);
         if (!msize || cur + msize < cur) break;
         cur += msize;
@@ -521,37 +525,46 @@ static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take)
 static void on_torch_segment(vt_replay *rp, const vt_rec *r)
 {
     switch (r->kind) {
-    case VT_VMM_TORCH_SEGMENT: seg_take(rp, VT_SPACE_DEVICE_PTR, r->addr, r->size); break;
+    case VT_VMM_TORCH_SEGMENT:
+        seg_take(rp, VT_SPACE_DEVICE_PTR, r->addr, r->size, (r->aux0 & VT_SEG_PRIVATE_POOL) != 0);
+        break;
     case VT_VMM_TORCH_UNSEGMENT: seg_return(rp, VT_SPACE_DEVICE_PTR, r->addr); break;
-    case VT_VMM_TORCH_MAP: seg_pages(rp, r->addr, r->size, 1); break;
-    case VT_VMM_TORCH_UNMAP: seg_pages(rp, r->addr, r->size, 0); break;
+    case VT_VMM_TORCH_MAP: seg_pages(rp, r->addr, r->size, 1, (r->aux0 & VT_SEG_PRIVATE_POOL) != 0); break;
+    case VT_VMM_TORCH_UNMAP: seg_pages(rp, r->addr, r->size, 0, 0); break;
     default: break;
     }
 }
 
+/* The segment sg is a private pool's: its idle bytes move to the pool's group. */
+static void seg_make_pool(vt_replay *rp, vt_seg *sg, int device)
+{
+    if (sg->pool) return;
+    uint32_t pg = group_get(rp, 0, VT_GROUP_POOL, device), ig = group_find(rp, 0, VT_GROUP_IDLE, device);
+    if (pg == UINT32_MAX || ig == UINT32_MAX) { rp->nomem = 1; return; }
+    uint64_t n = sg->moved < rp->groups[ig].live ? sg->moved : rp->groups[ig].live;
+    group_shift(rp, ig, pg, n, SHIFT_POOL);
+    sg->pool = 1;
+    rp->st.pool_segments++;
+}
+
 /* The idle group a block of a private pool at addr takes its bytes from: its segment's
  * pool group, the segment becoming the pool's (its idle bytes move there) at the pool's
- * first block in it. UINT32_MAX: in no segment seen (expandable segments' pages, lost
- * events), so the block counts as any other. */
-static uint32_t pool_group_of(vt_replay *rp, uint64_t addr, int device)
+ * first block in it, when the segment record did not say so (recorders before
+ * VT_SEG_PRIVATE_POOL). A block in no segment grown with cudaMalloc (expandable
+ * segments' pages, lost events) takes from the pools' idle bytes when they hold it, else
+ * counts as any other: UINT32_MAX. */
+static uint32_t pool_group_of(vt_replay *rp, uint64_t addr, uint64_t size, int device)
 {
     int hit;
     size_t i = span_at(rp, addr, &hit);
+    uint32_t pg = group_get(rp, 0, VT_GROUP_POOL, device);
+    if (pg == UINT32_MAX) { rp->nomem = 1; return UINT32_MAX; }
     if (!hit) {
+        if (rp->groups[pg].live >= size) return pg;
         rp->st.pool_unplaced++;
         return UINT32_MAX;
     }
-    vt_seg *sg = &rp->segs[rp->spans[i].seg];
-    uint32_t pg = group_get(rp, 0, VT_GROUP_POOL, device);
-    if (pg == UINT32_MAX) { rp->nomem = 1; return UINT32_MAX; }
-    if (!sg->pool) {
-        uint32_t ig = group_find(rp, 0, VT_GROUP_IDLE, device);
-        if (ig == UINT32_MAX) { rp->nomem = 1; return UINT32_MAX; }
-        uint64_t n = sg->moved < rp->groups[ig].live ? sg->moved : rp->groups[ig].live;
-        group_shift(rp, ig, pg, n, SHIFT_POOL);
-        sg->pool = 1;
-        rp->st.pool_segments++;
-    }
+    seg_make_pool(rp, &rp->segs[rp->spans[i].seg], device);
     return pg;
 }
 
@@ -562,7 +575,7 @@ static void block_add(vt_replay *rp, uint32_t gi, uint64_t size, uint64_t addr, 
     uint32_t ig = group_get(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
     if (ig == UINT32_MAX) { rp->nomem = 1; return; }
     if (flags & VT_RF_PRIVATE_POOL) {
-        uint32_t pg = pool_group_of(rp, addr, rp->groups[gi].device);
+        uint32_t pg = pool_group_of(rp, addr, size, rp->groups[gi].device);
         if (pg != UINT32_MAX) {
             if (vt_idmap_put(&rp->pool_blocks, addr, 1)) { rp->nomem = 1; return; }
             ig = pg;

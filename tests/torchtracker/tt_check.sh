@@ -10,6 +10,10 @@ trace=$(ls "$work"/t.vtrace*)
 "$vt" report --json "$trace" > "$work/report.json"
 "$vt" report "$trace" > "$work/report.txt"
 "$vt" top --by category "$trace" >> "$work/report.txt"
+# the private pool's segment says so (aux0 = 1), the default pool's do not
+"$vt" dump "$trace" | grep "op=torch_segment " | sed 's/.* size=\([0-9]*\) aux0=\([0-9]*\).*/segment \1 aux0=\2/' > "$work/segs.txt"
+printf 'segment 67108864 aux0=0\nsegment 4194304 aux0=1\n' | cmp -s - "$work/segs.txt" ||
+    { echo "segment records:"; cat "$work/segs.txt"; exit 1; }
 python3 - "$work/report.json" "$work/report.txt" <<'PY'
 import json, sys
 MiB = 1 << 20
