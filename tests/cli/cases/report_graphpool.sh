@@ -5,7 +5,7 @@
 # recording), the steps are found by the generated code's lines: AdamW's state is
 # optimizer_state, the recorded graph's outputs gradients (8 MiB, in the pool).
 "$VT_GEN" graphpool g.vtrace || exit 1
-"$VRAMTRACE" report g.vtrace | sed -n '/by kind at the peak/,/by layer/p'
+"$VRAMTRACE" report g.vtrace | sed -n "/CUDA graphs:/p;/by kind at the peak/,/by layer/p"
 "$VRAMTRACE" top g.vtrace --by category
 "$VRAMTRACE" top g.vtrace --by site --top 2 --frames 2
 "$VRAMTRACE" report g.vtrace --json | grep -E '"(graph_pool_[a-z_]*|idle_cache_bytes_at_peak)"|"iterations"' -A1 |
