@@ -47,7 +47,7 @@ static inline int vt_rec_timed(unsigned type)
 #define VT_CODEC_FAST_SLACK 128
 
 /* The fields of an event: an ALLOC or FREE record with only what the replay reads
- * (vt_rec less tid, stream and flags), 32 bytes. X(type, name) */
+ * (vt_rec less tid and stream), 32 bytes. X(type, name) */
 #define VT_EV_FIELDS(X) \
     X(uint64_t, time_ns) \
     X(uint64_t, addr) \
@@ -55,12 +55,12 @@ static inline int vt_rec_timed(unsigned type)
     X(uint32_t, stack_id) \
     X(uint8_t,  type)      /* VT_REC_ALLOC or VT_REC_FREE */ \
     X(uint8_t,  kind) \
-    X(int8_t,   device)
+    X(int8_t,   device) \
+    X(uint8_t,  flags)     /* VT_RF_*: a PyTorch block's private pool */
 
 #define VT_EV_FIELD_(type, name) type name;
 typedef struct {
     VT_EV_FIELDS(VT_EV_FIELD_)
-    uint8_t  pad;
 } vt_ev;
 #undef VT_EV_FIELD_
 

@@ -90,7 +90,7 @@ static inline int64_t unzig(uint64_t u)
 
 /* One event from its decoded fields (dev still zigzagged). */
 static inline void put_ev(vt_ev *e, uint64_t t, uint64_t a, uint64_t size, uint64_t stack, unsigned type,
-                          uint64_t kind, uint64_t dev)
+                          uint64_t kind, uint64_t dev, uint64_t flags)
 {
     e->time_ns = t;
     e->addr = a;
@@ -99,6 +99,7 @@ static inline void put_ev(vt_ev *e, uint64_t t, uint64_t a, uint64_t size, uint6
     e->type = (uint8_t)type;
     e->kind = (uint8_t)kind;
     e->device = (int8_t)unzig(dev);
+    e->flags = (uint8_t)flags;
 }
 
 /* A run of ALLOC and FREE records into vt_ev, up to max of them; stops before any
@@ -134,12 +135,11 @@ static inline void put_ev(vt_ev *e, uint64_t t, uint64_t a, uint64_t size, uint6
             SMALL_U(fast_u, q, stack);                                                                \
             SMALL_U(fast_u, q, flags);                                                                \
             (void)tid;                                                                                \
-            (void)flags;                                                                              \
             if (q > pend) break; /* malformed: vt_codec_decode says so */                             \
             t += (uint64_t)unzig(dt);                                                                 \
             a += (uint64_t)unzig(da);                                                                 \
             if (WS) streams[n] = stream;                                                              \
-            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev, flags);                              \
             p = pend; /* fields after the known ones are skipped */                                   \
         }                                                                                             \
         c->last_time = t;                                                                             \
@@ -220,10 +220,11 @@ FAST_U_ATTR FAST_EVENTS(fast_events_bmi2_stream, fast_u_bmi2, 1)
             uint64_t da = VT_U8(squeeze, q + _tzcnt_u64(m3) + 1);                                     \
             uint64_t size = VT_U8(squeeze, q + _tzcnt_u64(m4) + 1) & -is_alloc;                       \
             uint64_t stack = VT_U8(squeeze, q + _tzcnt_u64(before_stack) + 1);                        \
+            uint64_t flags = VT_U8(squeeze, q + _tzcnt_u64(_blsr_u64(before_stack)) + 1);             \
             if (WS) streams[n] = VT_U8(squeeze, q + _tzcnt_u64(is_alloc ? m5 : m4) + 1);             \
             t += (uint64_t)unzig(dt);                                                                 \
             a += (uint64_t)unzig(da);                                                                 \
-            put_ev(&ev[n++], t, a, size, stack, type, kind, dev);                                     \
+            put_ev(&ev[n++], t, a, size, stack, type, kind, dev, flags);                              \
             p = q + plen; /* fields after the known ones are skipped */                               \
         }                                                                                             \
         c->last_time = t;                                                                             \

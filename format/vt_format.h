@@ -169,9 +169,21 @@ typedef enum {
      * allocation that holds them to this group, and each block moves its bytes from here
      * to its own group while it lives: the device's total stays the segments' (reserved
      * memory), and its groups say what the blocks in them are. */
-    VT_GROUP_IDLE = 255
+    VT_GROUP_IDLE = 255,
+    /* Never in a trace either: the idle bytes of the segments of private pools (a CUDA
+     * graph's, a MemPool). A segment is a pool's once a block flagged VT_RF_PRIVATE_POOL
+     * is made in it (PyTorch's pools never share a segment); its idle bytes move here
+     * from VT_GROUP_IDLE, and that pool's blocks take their bytes from here. */
+    VT_GROUP_POOL = 254
 } vt_kind;
 #undef VT_KIND_ENUM_
+
+/* The analyzer's groups of idle bytes in PyTorch's segments: allocated by no one, no
+ * category's. */
+static inline int vt_kind_is_idle(unsigned kind)
+{
+    return kind == VT_GROUP_IDLE || kind == VT_GROUP_POOL;
+}
 
 /* VMM operations (vt_rec.kind of VT_REC_VMM). */
 typedef enum {
@@ -187,6 +199,10 @@ typedef enum {
     VT_VMM_TORCH_MAP       = 8,  /* expandable segments: pages mapped at addr */
     VT_VMM_TORCH_UNMAP     = 9   /* expandable segments: pages unmapped */
 } vt_vmm_op;
+
+/* aux0 of TORCH_SEGMENT and TORCH_MAP: the memory is a private pool's (a CUDA graph's, a
+ * MemPool). Recorders before it wrote 0: their pools are known from their blocks. */
+#define VT_SEG_PRIVATE_POOL 0x1u
 
 /* Address spaces: an allocation and its free match on (space, addr). */
 typedef enum {

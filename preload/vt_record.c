@@ -152,10 +152,10 @@ void vt_rec_annotate(unsigned role, uint64_t addr, uint64_t size, uint64_t layer
 }
 
 /* PyTorch's segments: no stack (the driver's record of the same memory has one). */
-void vt_rec_segment(unsigned op, uint64_t addr, uint64_t size, int device)
+void vt_rec_segment(unsigned op, uint64_t addr, uint64_t size, int device, int private_pool)
 {
     if (!ready()) return;
-    push(VT_REC_VMM, op, device, 0, 0, addr, size, 0, 0);
+    push(VT_REC_VMM, op, device, 0, 0, addr, size, private_pool ? VT_SEG_PRIVATE_POOL : 0, 0);
 }
 
 void vt_rec_pool_trim(uint64_t pool, uint64_t keep, int device)

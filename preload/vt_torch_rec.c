@@ -29,10 +29,11 @@ VT_EXPORT void vramtrace_torch_event(int action, int device, uint64_t addr, uint
     case TE_FREE_COMPLETED:  /* a free requested while another stream uses the block waits */
         vt_rec_free(VT_KIND_TORCH_BLOCK_FREE, addr, stream, 0, device);
         break;
-    case TE_SEGMENT_ALLOC: vt_rec_segment(VT_VMM_TORCH_SEGMENT, addr, size, device); break;
-    case TE_SEGMENT_FREE: vt_rec_segment(VT_VMM_TORCH_UNSEGMENT, addr, size, device); break;
-    case TE_SEGMENT_MAP: vt_rec_segment(VT_VMM_TORCH_MAP, addr, size, device); break;
-    case TE_SEGMENT_UNMAP: vt_rec_segment(VT_VMM_TORCH_UNMAP, addr, size, device); break;
+    /* a segment's pool is the one it is grown (mapped) for: PyTorch's pools share none */
+    case TE_SEGMENT_ALLOC: vt_rec_segment(VT_VMM_TORCH_SEGMENT, addr, size, device, private_pool); break;
+    case TE_SEGMENT_FREE: vt_rec_segment(VT_VMM_TORCH_UNSEGMENT, addr, size, device, 0); break;
+    case TE_SEGMENT_MAP: vt_rec_segment(VT_VMM_TORCH_MAP, addr, size, device, private_pool); break;
+    case TE_SEGMENT_UNMAP: vt_rec_segment(VT_VMM_TORCH_UNMAP, addr, size, device, 0); break;
     /* The allocator gave up: under a cap of its own (set_per_process_memory_fraction) no
      * driver call failed, so this is the only record of it. addr holds the device's free
      * bytes; vt_rec_oom asks the driver itself. */

@@ -140,7 +140,7 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
                 g->cls == VT_CLASS_DEVICE)
                 g->cat_flags |= VT_CATF_CACHE;
             g->cat_rule = 0;
-            if (g->kind == VT_GROUP_IDLE) {
+            if (vt_kind_is_idle(g->kind)) {
                 /* No allocation of its own: idle bytes of PyTorch's segments (vt_cat_sum_at). */
                 g->cat = VT_CAT_OTHER;
                 g->cat_how = VT_CAT_HOW_NONE;
@@ -173,7 +173,7 @@ int vt_cat_assign(vt_analysis *a, const vt_cat_opts *o)
             /* An activation recomputed in a backward lives only until the ops that need
              * it have run, as a temporary does; it is still an activation, the one the
              * checkpoint did not keep (docs/categories.md, "Activation checkpointing"). */
-            if (m.recompute == 1 && g->cls == VT_CLASS_DEVICE && g->kind != VT_GROUP_IDLE && g->cat_how != VT_CAT_HOW_ANNOTATED &&
+            if (m.recompute == 1 && g->cls == VT_CLASS_DEVICE && !vt_kind_is_idle(g->kind) && g->cat_how != VT_CAT_HOW_ANNOTATED &&
                 !(g->cat_flags & VT_CATF_CACHE)) {
                 g->cat = VT_CAT_ACTIVATIONS;
                 g->cat_how = VT_CAT_HOW_RULE;
@@ -219,6 +219,7 @@ static int group_value(const vt_group *g, const vt_tracker *tk, vt_at at, uint64
 void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_sum *out)
 {
     memset(out, 0, sizeof *out);
+    out->graph_pool_block_bytes = at == VT_AT_PEAK ? tk->pool_blocks_at_peak : tk->pool_blocks;
     for (int ti = 0; ti < a->n; ti++) {
         const vt_replay *rp = a->t[ti].rp;
         const vt_replay_result *res = vt_replay_result_of(rp);
@@ -226,10 +227,11 @@ void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_
             const vt_group *g = &res->groups[i];
             uint64_t b, c;
             if (!group_value(g, tk, at, &b, &c)) continue;
-            if (g->kind == VT_GROUP_IDLE) {
+            if (vt_kind_is_idle(g->kind)) {
                 /* reserved by PyTorch, holding no tensor: no category's */
                 out->blocks = 1;
-                out->idle_cache_bytes += b;
+                if (g->kind == VT_GROUP_POOL) out->graph_pool_bytes += b;
+                else out->idle_cache_bytes += b;
                 out->total += b;
                 continue;
             }
@@ -292,7 +294,7 @@ size_t vt_cat_sections_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
         for (size_t i = 0; i < res->ngroups; i++) {
             const vt_group *g = &res->groups[i];
             uint64_t b, c;
-            if (!group_value(g, tk, at, &b, &c) || !b || g->kind == VT_GROUP_IDLE) continue;
+            if (!group_value(g, tk, at, &b, &c) || !b || vt_kind_is_idle(g->kind)) continue;
             uint16_t sec = g->cat_rule;
             size_t k = 0;
             while (k < n && !(rows[k].section == sec && rows[k].cat == g->cat && rows[k].how == g->cat_how)) k++;

@@ -77,6 +77,9 @@ typedef struct {
     uint64_t idle_cache_bytes; /* segments whose first grower was transient (at the end), or
                                 * with PyTorch's blocks known: the idle bytes in its segments */
     uint64_t block_bytes;   /* of the rows: PyTorch blocks (allocator trace tracker) */
+    uint64_t graph_pool_bytes;       /* idle bytes of private pools' segments (CUDA graphs'),
+                                      * apart from idle_cache_bytes: no category's either */
+    uint64_t graph_pool_block_bytes; /* of the rows: blocks inside those pools' segments */
     int      blocks;        /* the trace knows PyTorch's blocks: idle_cache_bytes is exact */
 } vt_cat_sum;
 

@@ -183,13 +183,22 @@ typedef struct {
     uint32_t *mark;
     size_t n;
     uint32_t stamp;
+    const uint32_t *cls;  /* group -> the group standing for its class; NULL: itself */
 } gset;
+
+/* The class of group g, which the set marks: where allocations are alike across steps
+ * (forwards that repeat, the groups that open one) is asked of classes, not groups. */
+static inline uint32_t gcls(const gset *s, uint32_t g)
+{
+    return s->cls && g < s->n ? s->cls[g] : g;
+}
 
 static int gset_init(gset *s, size_t n)
 {
     s->mark = calloc(n ? n : 1, sizeof *s->mark);
     s->n = n;
     s->stamp = 0;
+    s->cls = NULL;
     return s->mark ? 0 : -1;
 }
 
@@ -213,9 +222,9 @@ static uint32_t bounds_of(const vt_catlog *l, vt_cat_iter *it, uint64_t lo, uint
             if (e->op != VT_CATLOG_FREE) continue;
             uint64_t at = vt_catlog_alloc_time(l, e);
             if (at <= lo || at > it->peak) continue;
-            if (only_stamp && (e->group >= only->n || only->mark[e->group] != only_stamp)) continue;
+            if (only_stamp && (e->group >= only->n || only->mark[gcls(only, e->group)] != only_stamp)) continue;
             if (pass == 0) {
-                if (seen_stamp && e->group < seen->n) seen->mark[e->group] = seen_stamp;
+                if (seen_stamp && e->group < seen->n) seen->mark[gcls(seen, e->group)] = seen_stamp;
                 if (at < fwd) { fwd = at; first = e->group; }
                 n++;
                 continue;
@@ -251,14 +260,21 @@ static uint32_t bounds(const vt_catlog *l, vt_cat_iter *it, uint64_t lo, uint64_
  * is then a binary search, not a scan of the log (a group that never allocates again
  * would make every swing scan to the end: O(swings x log) per hysteresis tried). */
 typedef struct {
-    uint32_t *off;    /* group g's allocations are ix[off[g] .. off[g + 1]) */
-    uint32_t *ix;     /* log indexes, ascending within a group */
+    uint32_t *off;    /* class c's allocations are ix[off[c] .. off[c + 1]) */
+    uint32_t *ix;     /* log indexes, ascending within a class */
     size_t ng;
+    const uint32_t *cls;  /* as gset's: group -> class; NULL: a group is its class */
 } gallocs;
 
-static int gallocs_init(gallocs *ga, const vt_catlog *l, size_t ng)
+static inline uint32_t ga_cls(const gallocs *ga, uint32_t g)
+{
+    return ga->cls && g < ga->ng ? ga->cls[g] : g;
+}
+
+static int gallocs_init(gallocs *ga, const vt_catlog *l, size_t ng, const uint32_t *cls)
 {
     ga->ng = ng;
+    ga->cls = cls;
     ga->off = calloc(ng + 2, sizeof *ga->off);
     size_t na = 0;
     for (size_t i = 0; i < l->n; i++) na += l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng;
@@ -270,10 +286,10 @@ static int gallocs_init(gallocs *ga, const vt_catlog *l, size_t ng)
     }
     /* counting sort: off[g + 2] counts, then off[g + 1] becomes g's next free place */
     for (size_t i = 0; i < l->n; i++)
-        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->off[l->e[i].group + 2]++;
+        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->off[ga_cls(ga, l->e[i].group) + 2]++;
     for (size_t g = 2; g < ng + 2; g++) ga->off[g] += ga->off[g - 1];
     for (size_t i = 0; i < l->n; i++)
-        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->ix[ga->off[l->e[i].group + 1]++] = (uint32_t)i;
+        if (l->e[i].op == VT_CATLOG_ALLOC && l->e[i].group < ng) ga->ix[ga->off[ga_cls(ga, l->e[i].group) + 1]++] = (uint32_t)i;
     return 0;
 }
 
@@ -284,10 +300,11 @@ static void gallocs_free(gallocs *ga)
 }
 
 /* When the next forward starts: just before the first allocation after `t` by the
- * group that opened this forward (UINT64_MAX - 1 when it does not come back). */
+ * group (its class) that opened this forward (UINT64_MAX - 1 when it does not come back). */
 static uint64_t next_forward(const vt_catlog *l, const gallocs *ga, uint32_t group, uint64_t t)
 {
     if (group == UINT32_MAX || group >= ga->ng) return UINT64_MAX - 1;
+    group = ga_cls(ga, group);
     size_t from = after(l, t);
     size_t lo = ga->off[group], hi = ga->off[group + 1];
     while (lo < hi) {
@@ -301,8 +318,9 @@ static uint64_t next_forward(const vt_catlog *l, const gallocs *ga, uint32_t gro
 /* The iteration before it[0], when its forward shows only as a pattern: the groups
  * it[0] allocates up to its peak, found earlier in the same order (as a subsequence:
  * the first iteration also makes gradients and optimizer state on the way). */
-static int find_earlier(const vt_catlog *l, const vt_cat_iter *first, vt_cat_iter *out)
+static int find_earlier(const vt_catlog *l, const vt_cat_iter *first, vt_cat_iter *out, const gset *cs)
 {
+#define CL(g) gcls(cs, (g))
     enum { PAT = 8 };
     uint32_t pat[PAT];
     size_t np = 0, i0 = SIZE_MAX, i1 = 0;
@@ -310,18 +328,18 @@ static int find_earlier(const vt_catlog *l, const vt_cat_iter *first, vt_cat_ite
         const vt_catlog_ent *e = &l->e[i];
         if (e->op != VT_CATLOG_ALLOC) continue;
         if (i0 == SIZE_MAX) i0 = i;
-        if (np < PAT) pat[np++] = e->group;
+        if (np < PAT) pat[np++] = CL(e->group);
         i1 = i;
     }
     if (np < 2) return 0;
     /* Latest earlier place where the same groups open a forward in the same order. */
     for (size_t s = i0; s-- > 0;) {
         const vt_catlog_ent *e = &l->e[s];
-        if (e->op != VT_CATLOG_ALLOC || e->group != pat[0]) continue;
+        if (e->op != VT_CATLOG_ALLOC || CL(e->group) != pat[0]) continue;
         size_t m = 1;
         for (size_t j = s + 1; j < i0 && m < np; j++) {
             if (l->e[j].op != VT_CATLOG_ALLOC) continue;
-            if (l->e[j].group != pat[m]) break;
+            if (CL(l->e[j].group) != pat[m]) break;
             m++;
         }
         if (m < np) continue;
@@ -331,7 +349,7 @@ static int find_earlier(const vt_catlog *l, const vt_cat_iter *first, vt_cat_ite
         size_t q = s, want = i0;
         while (want <= i1 && q < i0) {
             if (l->e[want].op != VT_CATLOG_ALLOC) { want++; continue; }
-            if (l->e[q].op == VT_CATLOG_ALLOC && l->e[q].group == l->e[want].group) {
+            if (l->e[q].op == VT_CATLOG_ALLOC && CL(l->e[q].group) == CL(l->e[want].group)) {
                 peak = l->e[q].time;
                 want++;
             }
@@ -345,6 +363,7 @@ static int find_earlier(const vt_catlog *l, const vt_cat_iter *first, vt_cat_ite
         return 1;
     }
     return 0;
+#undef CL
 }
 
 /* Jaccard index of the sets of groups that allocate in two forwards, in 1/1000. */
@@ -354,15 +373,15 @@ static unsigned jaccard(const vt_catlog *l, const vt_cat_iter *a, const vt_cat_i
     size_t na = 0, nb = 0, both = 0;
     for (size_t i = after(l, a->fwd - 1); i < l->n && l->e[i].time <= a->peak; i++) {
         const vt_catlog_ent *e = &l->e[i];
-        if (e->op != VT_CATLOG_ALLOC || e->group >= s->n || s->mark[e->group] == in_a) continue;
-        s->mark[e->group] = in_a;
+        if (e->op != VT_CATLOG_ALLOC || e->group >= s->n || s->mark[gcls(s, e->group)] == in_a) continue;
+        s->mark[gcls(s, e->group)] = in_a;
         na++;
     }
     for (size_t i = after(l, b->fwd - 1); i < l->n && l->e[i].time <= b->peak; i++) {
         const vt_catlog_ent *e = &l->e[i];
-        if (e->op != VT_CATLOG_ALLOC || e->group >= s->n || s->mark[e->group] == in_b) continue;
-        if (s->mark[e->group] == in_a) both++;
-        s->mark[e->group] = in_b;
+        if (e->op != VT_CATLOG_ALLOC || e->group >= s->n || s->mark[gcls(s, e->group)] == in_b) continue;
+        if (s->mark[gcls(s, e->group)] == in_a) both++;
+        s->mark[gcls(s, e->group)] = in_b;
         nb++;
     }
     size_t uni = na + nb - both;
@@ -451,18 +470,25 @@ static int repeats(const vt_catlog *l, const vt_cat_iter *it, size_t ni, gset *s
     return good * 2 >= ni - 1;
 }
 
-static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *skip, vt_cat_trace *ct)
+/* cls: classes of groups alike across steps (py_classes), or NULL. At each hysteresis
+ * the groups are tried first, then the classes; *used says which map found the
+ * iterations (NULL: the groups). */
+static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *skip, const uint32_t *cls,
+                           vt_cat_trace *ct, const uint32_t **used)
 {
     size_t n = l->n;
+    *used = NULL;
     if (n < 4) return 0;
     int64_t *c = malloc(n * sizeof *c);
     gset s;
-    gallocs ga;
+    gallocs ga[2] = { { 0 }, { 0 } };
+    int nway = cls ? 2 : 1;
     if (!c || gset_init(&s, ngroups)) {
         free(c);
         return -1;
     }
-    if (gallocs_init(&ga, l, ngroups)) {
+    if (gallocs_init(&ga[0], l, ngroups, NULL) || (cls && gallocs_init(&ga[1], l, ngroups, cls))) {
+        gallocs_free(&ga[0]);
         free(c);
         free(s.mark);
         return -1;
@@ -488,38 +514,46 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *sk
     vt_cat_iter *it = NULL;
     size_t ni = 0;
     int64_t h = 0;
-    int dbg = getenv("VRAMTRACE_CAT_DEBUG") != NULL;
+    int dbg = getenv("VRAMTRACE_CAT_DEBUG") != NULL, rc = 0;
     for (int j = 1; j < NJ && (peak >> j) >= 4096 && !it; j++) {
         size_t k = tp ? swings(tp, ntp, peak >> j, NULL, 0) : swings(c, n, peak >> j, NULL, 0);
         if (dbg) fprintf(stderr, "vramtrace: cat: hysteresis peak/2^%d: %zu swings\n", j, k);
         if (k < 2) continue;
         /* Past one swing per allocation there is no structure left to find. */
         if (k * 4 > n) break;
-        size_t m;
-        vt_cat_iter *x = at_hysteresis(l, &ga, c, peak >> j, k, &s, &m);
-        if (!x) {
-            free(c);
-            free(tp);
-            free(s.mark);
-            gallocs_free(&ga);
-            return -1;
+        for (int w = 0; w < nway && !it; w++) {
+            s.cls = w ? cls : NULL;
+            size_t m;
+            vt_cat_iter *x = at_hysteresis(l, &ga[w], c, peak >> j, k, &s, &m);
+            if (!x) {
+                rc = -1;
+                break;
+            }
+            if (repeats(l, x, m, &s)) {
+                it = x;
+                ni = m;
+                h = peak >> j;
+                *used = s.cls;
+                if (dbg && w) fprintf(stderr, "vramtrace: cat: steps alike by their innermost Python frames\n");
+            } else {
+                free(x);
+            }
         }
-        if (repeats(l, x, m, &s)) {
-            it = x;
-            ni = m;
-            h = peak >> j;
-        } else {
-            free(x);
-        }
+        if (rc) break;
     }
     free(c);
     free(tp);
-    free(s.mark);
-    gallocs_free(&ga);
-    if (!it) return 0;
+    gallocs_free(&ga[0]);
+    if (cls) gallocs_free(&ga[1]);
+    if (rc || !it) {
+        free(s.mark);
+        free(it);
+        return rc;
+    }
     /* An iteration before the first tooth, known by its pattern only. */
     vt_cat_iter early;
-    if (ni && find_earlier(l, &it[0], &early) && early.peak < it[0].fwd) {
+    s.cls = *used;
+    if (ni && find_earlier(l, &it[0], &early, &s) && early.peak < it[0].fwd) {
         bounds(l, &early, 0, it[0].fwd - 1);
         if (early.bwd_end < it[0].fwd && early.fwd <= early.peak) {
             memmove(it + 1, it, ni * sizeof *it);
@@ -530,6 +564,7 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *sk
             bounds(l, &it[1], it[0].bwd_end, until);
         }
     }
+    free(s.mark);
     if (ni < 2) {
         free(it);
         return 0;
@@ -537,6 +572,61 @@ static int find_iterations(const vt_catlog *l, size_t ngroups, const uint8_t *sk
     ct->iters = it;
     ct->niters = ni;
     ct->hysteresis = (uint64_t)h;
+    return 0;
+}
+
+/* Classes of groups alike across steps: the device groups whose stacks share their
+ * innermost Python frame (file, function, line), kind and device. Under
+ * torch.compile(mode="reduce-overhead") each step runs the same generated code under
+ * other frames (compiling, warming up in CUDAWarmupNode, recording in
+ * CUDAGraphNode._record), so no stack repeats from one forward to the next while the
+ * generated line that allocates does. *out: group -> the first group of its class, or
+ * NULL when no two groups share one (nothing to gain over the groups). Returns -1 when
+ * out of memory. */
+static int py_classes(const vt_replay_result *res, uint32_t **out)
+{
+    *out = NULL;
+    size_t ng = res->ngroups;
+    uint32_t *cls = malloc((ng ? ng : 1) * sizeof *cls);
+    vt_idmap first = { 0 };
+    if (!cls) return -1;
+    int merged = 0;
+    enum { MAXD = 4096 };   /* a corrupt trace may hold a cycle */
+    for (size_t gi = 0; gi < ng; gi++) {
+        const vt_group *g = &res->groups[gi];
+        cls[gi] = (uint32_t)gi;
+        if (g->cls != VT_CLASS_DEVICE || !g->nallocs) continue;
+        const vt_pyframe *pf = NULL;
+        uint32_t id = g->stack_id;
+        for (int d = 0; id && d < MAXD && !pf; d++) {
+            const uint32_t *ix = vt_idarr_get(res->node_ix, id);
+            if (!ix) break;
+            const vt_stack_node *nd = &res->nodes[*ix];
+            if (nd->kind == VT_FRAME_PYTHON) {
+                const uint32_t *px = vt_idarr_get(res->pyframe_ix, nd->value);
+                if (px) pf = &res->pyframes[*px];
+            }
+            id = nd->parent;
+        }
+        if (!pf) continue;
+        uint64_t key = vt_hash64(((uint64_t)pf->file << 32 | pf->function) ^
+                                 vt_hash64((uint64_t)pf->line << 16 | (uint64_t)g->kind << 8 | (uint8_t)g->device));
+        uint32_t *f = vt_idmap_get(&first, key);
+        if (f) {
+            cls[gi] = *f;
+            merged = 1;
+        } else if (vt_idmap_put(&first, key, (uint32_t)gi)) {
+            vt_idmap_free(&first);
+            free(cls);
+            return -1;
+        }
+    }
+    vt_idmap_free(&first);
+    if (!merged) {
+        free(cls);
+        return 0;
+    }
+    *out = cls;
     return 0;
 }
 
@@ -597,6 +687,8 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
         return -1;
     }
     const vt_catlog *l = res->catlog;
+    const uint32_t *used = NULL;
+    uint32_t *cls = NULL;   /* the classes that found the iterations, if they did */
     if (l) {
         ct->window_events = l->n;
         ct->window_full = l->full;
@@ -609,9 +701,14 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
             if (res->groups[gi].kind == VT_KIND_TORCH_BLOCK) skip = calloc(ng, 1);
         for (size_t gi = 0; skip && gi < ng; gi++)
             skip[gi] = res->groups[gi].kind != VT_KIND_TORCH_BLOCK;
-        int rc = find_iterations(l, ng, skip, ct);
+        uint32_t *pycls = NULL;
+        int rc = py_classes(res, &pycls);
+        if (!rc) rc = find_iterations(l, ng, skip, pycls, ct, &used);
         free(skip);
+        if (used) cls = pycls;
+        else free(pycls);
         if (rc) {
+            free(cls);
             free(votes);
             return -1;
         }
@@ -639,6 +736,7 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
          * before the peak (the first gradients, PyTorch's included) is no activation. */
         gset s;
         int have = gset_init(&s, ng) == 0;
+        s.cls = cls;
         uint32_t prev = 0;
         for (size_t k = 0; k < ni; k++) {
             if (it[k].fwd_end == it[k].fwd) it[k].fwd_end = it[k].peak;
@@ -694,6 +792,7 @@ int vt_cat_infer(const vt_replay *rp, vt_cat_trace *ct)
             fprintf(stderr, " first_alloc=%llu\n", (unsigned long long)g->life.first_alloc);
         }
     }
+    free(cls);
     free(votes);
     return 0;
 }

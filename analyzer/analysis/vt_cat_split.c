@@ -99,7 +99,7 @@ static unsigned within(unsigned c, unsigned mask)
 /* May lifetimes move group g's allocations elsewhere? Only where they decided it. */
 static int splittable(const vt_group *g)
 {
-    return g->cls == VT_CLASS_DEVICE && g->kind != VT_GROUP_IDLE && !g->role && !g->split &&
+    return g->cls == VT_CLASS_DEVICE && !vt_kind_is_idle(g->kind) && !g->role && !g->split &&
            g->cat_how == VT_CAT_HOW_INFERRED && !(g->cat_flags & (VT_CATF_CACHE | VT_CATF_RECOMPUTED));
 }
 

@@ -130,7 +130,8 @@ int vt_ftree_build(vt_ftree *t, const vt_eset *e, vt_what w, const char *root_la
         t->n[0].value += v;
         if (!s || !s->nframes) {
             /* PyTorch's idle segment bytes are no site's: named as the rows name them */
-            node = child_of(t, 0, NULL, e->g[i].g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE_NAME : "[no stack]");
+            node = child_of(t, 0, NULL, e->g[i].g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE_NAME
+                                             : e->g[i].g->kind == VT_GROUP_POOL ? VT_ROW_POOL_NAME : "[no stack]");
             if (node == NONE) return -1;
             t->n[node].value += v;
             continue;

@@ -76,7 +76,7 @@ static int fill_one(const vt_analysis *a, int ti, vt_rank *r)
     size_t n = vt_rows(a, r->tk, VT_AT_PEAK, VT_BY_LAYER, &rows);
     if (n == (size_t)-1) return -1;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].bytes && rows[i].key != UINT32_MAX && rows[i].key != VT_ROW_IDLE) {
+        if (rows[i].bytes && rows[i].key < VT_ROW_POOL) {
             r->layer = rows[i].key;
             r->layer_bytes = rows[i].bytes;
             break;

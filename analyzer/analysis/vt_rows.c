@@ -13,6 +13,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
     switch (by) {
     case VT_BY_SITE:
         if (key == VT_ROW_IDLE) return VT_ROW_IDLE_NAME;
+        if (key == VT_ROW_POOL) return VT_ROW_POOL_NAME;
         return key < a->sites.n && a->sites.sites[key].nframes
                    ? a->sites.sites[key].frames[0].function : "[no stack]";
     case VT_BY_FUNCTION:
@@ -24,6 +25,7 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
         return vt_cat_name((vt_cat)key);
     case VT_BY_LAYER: {
         if (key == VT_ROW_IDLE) return VT_ROW_IDLE_NAME;
+        if (key == VT_ROW_POOL) return VT_ROW_POOL_NAME;
         const char *s = key == UINT32_MAX ? VT_LAYER_NONE : vt_strtab_get(&a->sites.names, key);
         return s ? s : "?";
     }
@@ -36,7 +38,8 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key)
 static uint32_t row_key(const vt_analysis *a, vt_by by, const vt_group *g)
 {
     const vt_site *s = g->site < a->sites.n ? &a->sites.sites[g->site] : NULL;
-    if (g->kind == VT_GROUP_IDLE && (by == VT_BY_SITE || by == VT_BY_LAYER)) return VT_ROW_IDLE;
+    if (vt_kind_is_idle(g->kind) && (by == VT_BY_SITE || by == VT_BY_LAYER))
+        return g->kind == VT_GROUP_POOL ? VT_ROW_POOL : VT_ROW_IDLE;
     switch (by) {
     case VT_BY_SITE: return g->site;
     case VT_BY_FUNCTION: return s ? s->function_id : UINT32_MAX;

@@ -35,6 +35,12 @@ const char *vt_row_name(const vt_analysis *a, vt_by by, uint32_t key);
  * layer: they were allocated by no stack and belong to no layer. */
 #define VT_ROW_IDLE (UINT32_MAX - 1)
 #define VT_ROW_IDLE_NAME "(idle cache)"
+#define VT_ROW_IDLE_WHAT "PyTorch's segments, holding no tensor"
+/* The same for the idle bytes of private pools' segments (VT_GROUP_POOL): keys from
+ * VT_ROW_POOL up are no site's and no layer's. */
+#define VT_ROW_POOL (UINT32_MAX - 2)
+#define VT_ROW_POOL_NAME "(CUDA graph pool)"
+#define VT_ROW_POOL_WHAT "a private pool's segments (a CUDA graph's), holding no tensor: the graph's kernels use them at each replay"
 
 /* Sorts rows by bytes (or by `alt` when set: for diffs) as vt_rows does. */
 void vt_rows_sort(const vt_analysis *a, vt_by by, vt_row *rows, size_t n);

@@ -21,6 +21,7 @@ const char *vt_kind_name(unsigned kind)
     VT_KINDS(VT_KIND_NAME_)
 #undef VT_KIND_NAME_
     case VT_GROUP_IDLE: return "idle_in_segments";
+    case VT_GROUP_POOL: return "idle_in_graph_pools";
     default: {
         static char buf[24];
         return numbered(buf, sizeof buf, "kind", kind);

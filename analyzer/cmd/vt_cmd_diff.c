@@ -9,6 +9,7 @@
 #include "vt_json.h"
 #include "vt_layer_show.h"
 #include "vt_names.h"
+#include "vt_rows.h"
 #include "vt_show_rows.h"
 #include "vt_units.h"
 
@@ -234,6 +235,13 @@ int vt_cmd_diff(int argc, char **argv)
             vt_json_end(&j);
         }
         vt_json_end(&j);
+        if (cs[0].graph_pool_bytes || cs[1].graph_pool_bytes) {
+            vt_json_obj(&j, "graph_pool");
+            vt_json_u64(&j, "base_bytes", cs[0].graph_pool_bytes);
+            vt_json_u64(&j, "new_bytes", cs[1].graph_pool_bytes);
+            vt_json_i64(&j, "delta_bytes", (int64_t)(cs[1].graph_pool_bytes - cs[0].graph_pool_bytes));
+            vt_json_end(&j);
+        }
         if (vt_layer_any(&an)) vt_layer_diff_json(&j, "by_layer", &an, tk[0], tk[1], top);
         for (int pass = 0; pass < 2; pass++) {
             drow *rows = pass ? kinds : sites;
@@ -295,6 +303,14 @@ int vt_cmd_diff(int argc, char **argv)
                        vt_units_size(b1, rb->recomputed_bytes), vt_units_size(b2, rn->recomputed_bytes),
                        vt_units_size_delta(b3, (int64_t)(rn->recomputed_bytes - rb->recomputed_bytes)), "",
                        "recomputed");
+        }
+        if (cs[0].graph_pool_bytes || cs[1].graph_pool_bytes) {
+            /* no category's, like report's line: the pools' idle bytes, not tensors */
+            int64_t d = (int64_t)(cs[1].graph_pool_bytes - cs[0].graph_pool_bytes);
+            drow r = { 0, cs[0].graph_pool_bytes, cs[1].graph_pool_bytes, d };
+            ratio_text(rb_, sizeof rb_, &r);
+            printf("    %10s   %10s   %10s  %8s  %-17s %s\n", vt_units_size(b1, r.base), vt_units_size(b2, r.new_),
+                   vt_units_size_delta(b3, d), rb_, VT_ROW_POOL_NAME, "idle, in no category");
         }
         if (vt_cat_caching(&cs[0]) || vt_cat_caching(&cs[1]))
             printf("    approximate: caching-allocator segments, each in the category of what first grew it "

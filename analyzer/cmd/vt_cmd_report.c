@@ -268,6 +268,12 @@ static void text_trace(const vt_analysis *a, int ti, const rep_opts *o)
     if (res->st->torch_blocks)
         printf("   allocations: PyTorch's blocks (%" PRIu64 ") inside its caching allocator's segments, from its "
                "allocator trace tracker\n", res->st->torch_blocks);
+    if (res->st->pool_segments)
+        printf("   CUDA graphs: %" PRIu64 " of the segments were private pools' (a graph's memory, used at each "
+               "replay)\n", res->st->pool_segments);
+    if (res->st->pool_unplaced)
+        printf("   note: %" PRIu64 " blocks of private pools lay in no segment the trace saw grow; their bytes count "
+               "as idle cache's\n", res->st->pool_unplaced);
     if (res->st->torch_unbacked)
         printf("   note: %s of blocks were in segments the trace did not see; the device totals do not hold them\n",
                vt_units_size(b1, res->st->torch_unbacked));

@@ -47,7 +47,7 @@ static void text_layers(const vt_analysis *an, const vt_row *rows, size_t n, uin
         if (!r->bytes || k++ >= top) continue;
         printf("    %10s  %6.1f%%  %7" PRIu64 "  %7" PRIu64 "  %10s  %10s  %s\n", vt_units_size(b1, r->bytes),
                whole ? 100.0 * (double)r->bytes / (double)whole : 0.0, r->count, r->nallocs,
-               vt_units_size(b2, r->total_bytes), r->key >= VT_ROW_IDLE ? "-" : vt_units_size(b3, r->max_bytes),
+               vt_units_size(b2, r->total_bytes), r->key >= VT_ROW_POOL ? "-" : vt_units_size(b3, r->max_bytes),
                vt_row_name(an, VT_BY_LAYER, r->key));
     }
     if (k > top) printf("    ... %zu more\n", k - (size_t)top);
@@ -55,7 +55,7 @@ static void text_layers(const vt_analysis *an, const vt_row *rows, size_t n, uin
     if (!by_max) return;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].key < VT_ROW_IDLE && rows[i].max_bytes) by_max[m++] = rows[i];
+        if (rows[i].key < VT_ROW_POOL && rows[i].max_bytes) by_max[m++] = rows[i];
     for (size_t i = 1; i < m; i++) {  /* insertion sort: stable, few rows */
         vt_row x = by_max[i];
         size_t j = i;

@@ -712,6 +712,7 @@ int vt_reader_next(vt_reader *r, vt_rec *rec)
                     rec->kind = e->kind;
                     rec->device = e->device;
                     rec->stack_id = e->stack_id;
+                    rec->flags = e->flags;
                     rec->time_ns = e->time_ns;
                     rec->addr = e->addr;
                     rec->size = e->size;

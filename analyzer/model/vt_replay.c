@@ -61,6 +61,8 @@ void vt_replay_free(vt_replay *rp)
     vt_idmap_free(&rp->role_ix);
     vt_idmap_free(&rp->seg_ix);
     free(rp->segs);
+    free(rp->spans);
+    vt_idmap_free(&rp->pool_blocks);
     free(rp->nodes);
     vt_idarr_free(&rp->node_ix);
     vt_idarr_free(&rp->string_ix);
@@ -301,6 +303,7 @@ static inline void tracker_add(const vt_replay *rp, vt_tracker *t, uint64_t size
         t->peak_rt = rp->rt_base + rp->now;
         t->trace = rp->trace;
         t->blocks_at_peak = t->blocks;
+        t->pool_blocks_at_peak = t->pool_blocks;
         t->epoch++;
         peak_gen++;
     }
@@ -344,8 +347,9 @@ int vt_replay_group_feed(vt_replay *rp, size_t gi, vt_tracker *t)
  *  VT_GROUP_IDLE says the model). Bytes move between groups that feed the device's
  *  trackers alike, so no device total changes: it stays what the driver gave.
  * ------------------------------------------------------------------------ */
-/* What a move between groups is. */
-enum { SHIFT_SEG, SHIFT_UNSEG, SHIFT_BLOCK, SHIFT_UNBLOCK };
+/* What a move between groups is. SHIFT_POOL: a segment's idle bytes become its private
+ * pool's (no block, no segment comes or goes). */
+enum { SHIFT_SEG, SHIFT_UNSEG, SHIFT_BLOCK, SHIFT_UNBLOCK, SHIFT_POOL };
 
 static int feeds(const vt_group *g, const vt_tracker *t)
 {
@@ -388,9 +392,12 @@ static void group_shift(vt_replay *rp, uint32_t from, uint32_t to, uint64_t n, i
         vt_tracker *t = a->tk[k];
         if (how == SHIFT_BLOCK) t->blocks += n;
         if (how == SHIFT_UNBLOCK) t->blocks -= n;
+        if (how == SHIFT_BLOCK && a->kind == VT_GROUP_POOL) t->pool_blocks += n;
+        if (how == SHIFT_UNBLOCK && b->kind == VT_GROUP_POOL) t->pool_blocks -= n;
         if (t->live != t->peak) continue;
         if (how != SHIFT_SEG && !(how == SHIFT_BLOCK && t->blocks > t->blocks_at_peak)) continue;
         t->blocks_at_peak = t->blocks;
+        t->pool_blocks_at_peak = t->pool_blocks;
         t->peak_time = rp->now;
         t->peak_rt = rp->rt_base + rp->now;
         t->epoch++;
@@ -400,9 +407,54 @@ static void group_shift(vt_replay *rp, uint32_t from, uint32_t to, uint64_t n, i
 
 static inline uint64_t seg_key(unsigned space, uint64_t addr) { return addr << 3 | space; }
 
+/* The span that holds addr (index in rp->spans), or the index where a span based at
+ * addr would go, with *hit 0. */
+static size_t span_at(const vt_replay *rp, uint64_t addr, int *hit)
+{
+    size_t lo = 0, hi = rp->nspans;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rp->spans[mid].base <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    *hit = lo && addr < rp->spans[lo - 1].end;
+    return *hit ? lo - 1 : lo;
+}
+
+/* Segments are few (hundreds): a sorted array, grown by moving its tail, is enough. */
+static void span_add(vt_replay *rp, uint64_t base, uint64_t size, uint32_t seg)
+{
+    int hit;
+    size_t i = span_at(rp, base, &hit);
+    if (hit && rp->spans[i].base == base) {  /* the same address grown again */
+        rp->spans[i] = (struct vt_seg_span){ base, base + size < base ? UINT64_MAX : base + size, seg };
+        return;
+    }
+    if (hit) i++;
+    if (reserve((void **)&rp->spans, &rp->spans_cap, rp->nspans, sizeof *rp->spans)) {
+        rp->nomem = 1;
+        return;
+    }
+    memmove(rp->spans + i + 1, rp->spans + i, (rp->nspans - i) * sizeof *rp->spans);
+    rp->spans[i] = (struct vt_seg_span){ base, base + size < base ? UINT64_MAX : base + size, seg };
+    rp->nspans++;
+}
+
+static void span_remove(vt_replay *rp, uint64_t base)
+{
+    int hit;
+    size_t i = span_at(rp, base, &hit);
+    if (!hit || rp->spans[i].base != base) return;
+    memmove(rp->spans + i, rp->spans + i + 1, (rp->nspans - i - 1) * sizeof *rp->spans);
+    rp->nspans--;
+}
+
+static void seg_make_pool(vt_replay *rp, vt_seg *sg, int device);
+
 /* The driver allocation (space, addr) is (part of) a PyTorch segment: up to `want` of its
- * bytes become its device's idle bytes. Once per allocation. */
-static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want)
+ * bytes become its device's idle bytes (its private pool's, with `pool`). Once per
+ * allocation. */
+static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want, int pool)
 {
     vt_live *e = vt_live_find(&rp->live, space, addr);
     if (!e) return;
@@ -427,10 +479,13 @@ static void seg_take(vt_replay *rp, unsigned space, uint64_t addr, uint64_t want
     vt_seg *sg = &rp->segs[*ix];
     sg->group = gi;
     sg->moved = n;
+    sg->pool = 0;
     if (n > sg->bytes) sg->bytes = n;  /* pages mapped again: the same allocation */
+    if (space == VT_SPACE_DEVICE_PTR) span_add(rp, addr, n, *ix);
     rp->groups[gi].fast = 0;  /* its frees take the general path, which gives the bytes back */
     group_shift(rp, gi, ig, n, SHIFT_SEG);
     rp->st.torch_segments++;
+    if (pool) seg_make_pool(rp, &rp->segs[*ix], rp->groups[gi].device);
 }
 
 /* The driver allocation (space, addr) stops being a segment (given back, or freed): its
@@ -440,7 +495,8 @@ static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
     uint32_t *ix = vt_idmap_get(&rp->seg_ix, seg_key(space, addr));
     if (!ix || !rp->segs[*ix].moved) return;
     vt_seg *sg = &rp->segs[*ix];
-    uint32_t ig = group_find(rp, 0, VT_GROUP_IDLE, rp->groups[sg->group].device);
+    if (space == VT_SPACE_DEVICE_PTR) span_remove(rp, addr);
+    uint32_t ig = group_find(rp, 0, sg->pool ? VT_GROUP_POOL : VT_GROUP_IDLE, rp->groups[sg->group].device);
     if (ig == UINT32_MAX) { rp->nomem = 1; return; }
     uint64_t n = sg->moved;
     if (rp->groups[ig].live < n) n = rp->groups[ig].live;  /* blocks still live: a lost free */
@@ -453,6 +509,7 @@ static void seg_return(vt_replay *rp, unsigned space, uint64_t addr)
         if (g->layer) vt_layer_add(g->layer, sg->moved - n, rp->now);
     }
     sg->moved = 0;
+    sg->pool = 0;
 }
 
 /* The driver allocation (space, addr) is freed: no segment any more. */
@@ -464,14 +521,14 @@ static void seg_gone(vt_replay *rp, unsigned space, uint64_t addr)
 }
 
 /* Expandable segments: the pages mapped at [va, va + size) are the handles' memory. */
-static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take)
+static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take, int pool)
 {
     uint64_t end = va + size < va ? UINT64_MAX : va + size;
     for (uint64_t cur = va; cur < end;) {
         vt_live *m = vt_live_find(&rp->live, VT_SPACE_MAPPING, cur);
         if (!m) break;
         uint64_t msize = vt_live_size(&rp->live, m), handle = vt_live_ext_of(&rp->live, m)->aux;
-        if (take) seg_take(rp, VT_SPACE_VMM_HANDLE, handle, msize);
+        if (take) seg_take(rp, VT_SPACE_VMM_HANDLE, handle, msize, pool);
         else seg_return(rp, VT_SPACE_VMM_HANDLE, handle);
         if (!msize || cur + msize < cur) break;
         cur += msize;
@@ -481,19 +538,62 @@ static void seg_pages(vt_replay *rp, uint64_t va, uint64_t size, int take)
 static void on_torch_segment(vt_replay *rp, const vt_rec *r)
 {
     switch (r->kind) {
-    case VT_VMM_TORCH_SEGMENT: seg_take(rp, VT_SPACE_DEVICE_PTR, r->addr, r->size); break;
+    case VT_VMM_TORCH_SEGMENT:
+        seg_take(rp, VT_SPACE_DEVICE_PTR, r->addr, r->size, (r->aux0 & VT_SEG_PRIVATE_POOL) != 0);
+        break;
     case VT_VMM_TORCH_UNSEGMENT: seg_return(rp, VT_SPACE_DEVICE_PTR, r->addr); break;
-    case VT_VMM_TORCH_MAP: seg_pages(rp, r->addr, r->size, 1); break;
-    case VT_VMM_TORCH_UNMAP: seg_pages(rp, r->addr, r->size, 0); break;
+    case VT_VMM_TORCH_MAP: seg_pages(rp, r->addr, r->size, 1, (r->aux0 & VT_SEG_PRIVATE_POOL) != 0); break;
+    case VT_VMM_TORCH_UNMAP: seg_pages(rp, r->addr, r->size, 0, 0); break;
     default: break;
     }
 }
 
-/* A block is made: its bytes were idle in its device's segments. */
-static void block_add(vt_replay *rp, uint32_t gi, uint64_t size)
+/* The segment sg is a private pool's: its idle bytes move to the pool's group. */
+static void seg_make_pool(vt_replay *rp, vt_seg *sg, int device)
+{
+    if (sg->pool) return;
+    uint32_t pg = group_get(rp, 0, VT_GROUP_POOL, device), ig = group_find(rp, 0, VT_GROUP_IDLE, device);
+    if (pg == UINT32_MAX || ig == UINT32_MAX) { rp->nomem = 1; return; }
+    uint64_t n = sg->moved < rp->groups[ig].live ? sg->moved : rp->groups[ig].live;
+    group_shift(rp, ig, pg, n, SHIFT_POOL);
+    sg->pool = 1;
+    rp->st.pool_segments++;
+}
+
+/* The idle group a block of a private pool at addr takes its bytes from: its segment's
+ * pool group, the segment becoming the pool's (its idle bytes move there) at the pool's
+ * first block in it, when the segment record did not say so (recorders before
+ * VT_SEG_PRIVATE_POOL). A block in no segment grown with cudaMalloc (expandable
+ * segments' pages, lost events) takes from the pools' idle bytes when they hold it, else
+ * counts as any other: UINT32_MAX. */
+static uint32_t pool_group_of(vt_replay *rp, uint64_t addr, uint64_t size, int device)
+{
+    int hit;
+    size_t i = span_at(rp, addr, &hit);
+    uint32_t pg = group_get(rp, 0, VT_GROUP_POOL, device);
+    if (pg == UINT32_MAX) { rp->nomem = 1; return UINT32_MAX; }
+    if (!hit) {
+        if (rp->groups[pg].live >= size) return pg;
+        rp->st.pool_unplaced++;
+        return UINT32_MAX;
+    }
+    seg_make_pool(rp, &rp->segs[rp->spans[i].seg], device);
+    return pg;
+}
+
+/* A block is made: its bytes were idle in its device's segments (its private pool's,
+ * with VT_RF_PRIVATE_POOL). */
+static void block_add(vt_replay *rp, uint32_t gi, uint64_t size, uint64_t addr, unsigned flags)
 {
     uint32_t ig = group_get(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
     if (ig == UINT32_MAX) { rp->nomem = 1; return; }
+    if (flags & VT_RF_PRIVATE_POOL) {
+        uint32_t pg = pool_group_of(rp, addr, size, rp->groups[gi].device);
+        if (pg != UINT32_MAX) {
+            if (vt_idmap_put(&rp->pool_blocks, addr, 1)) { rp->nomem = 1; return; }
+            ig = pg;
+        }
+    }
     uint64_t idle = rp->groups[ig].live, n = size < idle ? size : idle;
     /* Fewer idle bytes than the block: its segment was not seen (lost events, a pause). The
      * block still counts in its group; the device's total does not grow. */
@@ -506,9 +606,15 @@ static void block_add(vt_replay *rp, uint32_t gi, uint64_t size)
     }
 }
 
-static void block_sub(vt_replay *rp, uint32_t gi, uint64_t size)
+static void block_sub(vt_replay *rp, uint32_t gi, uint64_t size, uint64_t addr)
 {
-    uint32_t ig = group_find(rp, 0, VT_GROUP_IDLE, rp->groups[gi].device);
+    unsigned kind = VT_GROUP_IDLE;
+    uint32_t *pb = rp->pool_blocks.n ? vt_idmap_get(&rp->pool_blocks, addr) : NULL;
+    if (pb && *pb) {
+        *pb = 0;
+        kind = VT_GROUP_POOL;
+    }
+    uint32_t ig = group_find(rp, 0, kind, rp->groups[gi].device);
     if (ig == UINT32_MAX) { rp->nomem = 1; return; }
     group_shift(rp, gi, ig, size, SHIFT_UNBLOCK);
 }
@@ -524,7 +630,7 @@ static void group_release(vt_replay *rp, const vt_live *e)
     if (gi >= rp->ngroups) return;
     unsigned space = vt_live_space(e);
     if (space == VT_SPACE_TORCH_BLOCK) {
-        block_sub(rp, gi, vt_live_size(&rp->live, e));
+        block_sub(rp, gi, vt_live_size(&rp->live, e), e->addr);
     } else {
         if (rp->nsegs) seg_gone(rp, space, e->addr);
         group_sub(&rp->groups[gi], vt_live_size(&rp->live, e));
@@ -615,7 +721,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     g->alloc_times += r->time_ns;
     if (space == VT_SPACE_TORCH_BLOCK) {
         rp->st.torch_blocks++;
-        block_add(rp, gi, r->size);
+        block_add(rp, gi, r->size, r->addr, r->flags);
         g = &rp->groups[gi];  /* the idle group may have been made */
     } else {
         group_add(rp, g, r->size);
@@ -1186,7 +1292,7 @@ void vt_replay_rec(vt_replay *rp, const vt_rec *r)
     case VT_REC_ALLOC:
     case VT_REC_FREE: {
         vt_ev e = { .time_ns = r->time_ns, .addr = r->addr, .size = r->size, .stack_id = r->stack_id,
-                    .type = r->type, .kind = r->kind, .device = r->device };
+                    .type = r->type, .kind = r->kind, .device = r->device, .flags = r->flags };
         if (r->type == VT_REC_ALLOC) on_alloc(rp, &e);
         else on_free(rp, &e);
         break;

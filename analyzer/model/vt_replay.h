@@ -63,6 +63,8 @@ typedef struct {
     int      trace;         /* index of the trace that set the peak */
     uint64_t blocks;        /* of live: bytes in PyTorch blocks (allocator trace tracker) */
     uint64_t blocks_at_peak;/* the same at the moment the peak's groups are taken */
+    uint64_t pool_blocks;   /* of blocks: those in private pools' segments (VT_GROUP_POOL) */
+    uint64_t pool_blocks_at_peak;
 } vt_tracker;
 
 /* Allocations that share a stack, a kind and a device. What the common events touch
@@ -236,6 +238,8 @@ typedef struct {
     uint64_t torch_blocks;      /* PyTorch blocks seen (allocator trace tracker) */
     uint64_t torch_segments;    /* segment events matched to the driver's memory */
     uint64_t torch_unbacked;    /* bytes of blocks that found too few idle bytes in segments */
+    uint64_t pool_segments;     /* segments found to be private pools' (CUDA graphs', MemPools) */
+    uint64_t pool_unplaced;     /* private-pool blocks in no segment seen (counted as others) */
 } vt_replay_stats;
 
 /* A driver allocation PyTorch made (part of) a segment of (vt_replay.c): one per
@@ -245,6 +249,7 @@ typedef struct {
     uint8_t  gone;              /* the driver allocation was freed */
     uint64_t moved;             /* bytes now counted in the device's idle group */
     uint64_t bytes;             /* its bytes that became segment bytes (the most ever moved) */
+    int      pool;              /* a private pool's: its idle bytes are in VT_GROUP_POOL */
 } vt_seg;
 
 /* What a replay found, for the analyses, views and commands above the model: filled

@@ -35,6 +35,12 @@ struct vt_replay {
     vt_idmap seg_ix;            /* (address << 3 | space) of a driver allocation -> segs[] */
     vt_seg *segs;
     size_t nsegs, segs_cap;
+    /* The segments grown with cudaMalloc, by base address, to find the one a block of a
+     * private pool lies in; and the live blocks whose bytes came from a pool's idle group
+     * (address -> 1; 0 once freed). Empty while no block of a private pool was made. */
+    struct vt_seg_span { uint64_t base, end; uint32_t seg; } *spans;
+    size_t nspans, spans_cap;
+    vt_idmap pool_blocks;
     vt_idmap group_ix;          /* (stack, kind, device) -> group */
     uint64_t gcache_key[1024];  /* key + 1 -> group: for stacks that allocate more than one kind */
     uint32_t gcache_val[1024];

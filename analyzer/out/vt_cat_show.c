@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* vt_cat_show.c - categories in text and JSON. */
 #include "vt_cat_show.h"
+#include "vt_rows.h"
 #include "vt_units.h"
 
 #include <inttypes.h>
@@ -69,9 +70,17 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
             printf("    %10s  %6.1f%%  %7s    %-14s  of them made again in a backward (activation checkpointing)\n",
                    vt_units_size(b1, r->recomputed_bytes), pct(r->recomputed_bytes, whole), "", "recomputed");
     }
+    if (s.graph_pool_block_bytes)
+        printf("    %10s  %6.1f%%  %7s    %-14s  of the categories above: tensors in a CUDA graph pool's segments\n",
+               vt_units_size(b1, s.graph_pool_block_bytes), pct(s.graph_pool_block_bytes, whole), "", "in graph pools");
     if (s.blocks)
-        printf("    %10s  %6.1f%%  %7s  %-16s  PyTorch's segments, holding no tensor (reserved)\n",
-               vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", "(idle cache)");
+        printf("    %10s  %6.1f%%  %7s  %-16s  " VT_ROW_IDLE_WHAT " (reserved)\n",
+               vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", VT_ROW_IDLE_NAME);
+    if (s.graph_pool_bytes)
+        printf("    %10s  %6.1f%%  %7s  %-17s %s\n%52s%s\n", vt_units_size(b1, s.graph_pool_bytes),
+               pct(s.graph_pool_bytes, whole), "", VT_ROW_POOL_NAME,
+               "a private pool's segments (a CUDA graph's), holding no", "",
+               "tensor: the graph's kernels use them at each replay (reserved)");
     else if (vt_cat_caching(&s) && at == VT_AT_END && s.idle_cache_bytes)
         printf("    %10s  %6.1f%%  %7s  %-16s  segments first grown for activations or temporaries\n",
                vt_units_size(b1, s.idle_cache_bytes), pct(s.idle_cache_bytes, whole), "", "(idle cache)");
@@ -144,6 +153,16 @@ void vt_cat_show_json_info(vt_json *j, const vt_analysis *a, const vt_tracker *t
     else vt_json_null(j, "idle_cache_bytes_at_end");
     if (blocks) vt_json_u64(j, "idle_cache_bytes_at_peak", s.idle_cache_bytes);
     else vt_json_null(j, "idle_cache_bytes_at_peak");
+    /* in blocks mode, 0 when the trace has no private pool */
+    if (blocks) {
+        vt_json_u64(j, "graph_pool_bytes_at_peak", s.graph_pool_bytes);
+        vt_json_u64(j, "graph_pool_bytes_at_end", e.graph_pool_bytes);
+        vt_json_u64(j, "graph_pool_block_bytes_at_peak", s.graph_pool_block_bytes);
+    } else {
+        vt_json_null(j, "graph_pool_bytes_at_peak");
+        vt_json_null(j, "graph_pool_bytes_at_end");
+        vt_json_null(j, "graph_pool_block_bytes_at_peak");
+    }
     if (extra && extra->has_unexplained) vt_json_u64(j, "unexplained_bytes", extra->unexplained);
     else vt_json_null(j, "unexplained_bytes");
     if (extra && extra->has_pool) vt_json_u64(j, "pool_slack_bytes", extra->pool_slack);
@@ -234,6 +253,13 @@ void vt_cat_show_top_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, 
                    vt_units_size(b1, r->recomputed_bytes), pct(r->recomputed_bytes, whole), "", "", "", "recomputed");
     }
     if ((uint64_t)n > top) printf("    ... %d more\n", n - (int)top);
+    if (s.graph_pool_block_bytes)
+        printf("    %10s  %6.1f%%  %7s  %7s  %10s    %-14s  of these: tensors in a CUDA graph pool\n",
+               vt_units_size(b1, s.graph_pool_block_bytes), pct(s.graph_pool_block_bytes, whole), "", "", "",
+               "in graph pools");
+    if (s.graph_pool_bytes)
+        printf("    %10s  %6.1f%%  %7s  %7s  %10s  %-17s %s\n", vt_units_size(b1, s.graph_pool_bytes),
+               pct(s.graph_pool_bytes, whole), "", "", "", VT_ROW_POOL_NAME, "idle: a graph's replays use it");
     if (vt_cat_caching(&s))
         printf("    approximate: caching-allocator segments, each in the category of what first grew it "
                "(vramtrace run --per-tensor for exact numbers)\n");

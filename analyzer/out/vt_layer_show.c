@@ -29,7 +29,7 @@ void vt_layer_show_text(const vt_analysis *a, const vt_tracker *tk, uint64_t who
         if (shown == top) { more++; continue; }
         shown++;
         printf("    %10s  %6.1f%%  most held %10s  %s\n", vt_units_size(b1, r->bytes), pct(r->bytes, whole),
-               r->key >= VT_ROW_IDLE ? "-" : vt_units_size(b2, r->max_bytes), vt_row_name(a, VT_BY_LAYER, r->key));
+               r->key >= VT_ROW_POOL ? "-" : vt_units_size(b2, r->max_bytes), vt_row_name(a, VT_BY_LAYER, r->key));
     }
     if (more) printf("    ... %zu more layers\n", more);
     free(rows);

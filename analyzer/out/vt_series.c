@@ -207,6 +207,7 @@ static int add_def(vt_series *s, const char *name, const char *detail, int key, 
 static int def_key(const vt_analysis *a, const vt_series_opts *o, const vt_group *g)
 {
     if (o->by == VT_SERIES_BY_KIND) return g->kind;
+    if (g->kind == VT_GROUP_POOL) return VT_SERIES_POOL;
     return g->kind == VT_GROUP_IDLE ? VT_SERIES_IDLE : (int)vt_series_group_cat(a, 0, g);
 }
 
@@ -245,9 +246,11 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
             int key = order[i];
             const char *name = o->by == VT_SERIES_BY_KIND ? vt_kind_name((unsigned)key)
                                : key == VT_SERIES_IDLE   ? VT_ROW_IDLE_NAME
+                               : key == VT_SERIES_POOL   ? VT_ROW_POOL_NAME
                                                          : vt_series_cat_name((vt_cat)key);
             const char *detail = o->by == VT_SERIES_BY_KIND ? "driver allocation call"
-                                 : key == VT_SERIES_IDLE   ? "PyTorch's segments, holding no tensor (reserved)"
+                                 : key == VT_SERIES_IDLE   ? VT_ROW_IDLE_WHAT " (reserved)"
+                                 : key == VT_SERIES_POOL   ? VT_ROW_POOL_WHAT " (reserved)"
                                                            : vt_cat_what((vt_cat)key);
             if (add_def(s, name, detail, key, NULL)) return -1;
             sid_of[key] = (int)s->nseries - 1;
@@ -310,8 +313,11 @@ static int build_defs(vt_series *s, const vt_analysis *a, const vt_series_opts *
         const vt_group *g = &res->groups[i];
         int k = vt_series_group_tk(a, g, o->device);
         if (k < 0) continue;
-        uint32_t key = by == VT_BY_SITE ? (g->kind == VT_GROUP_IDLE ? VT_ROW_IDLE : g->site)
-                                        : g->layer ? g->layer->name_id : UINT32_MAX;
+        /* PyTorch's idle bytes as the rows key them, by site and by layer alike */
+        uint32_t key = g->kind == VT_GROUP_IDLE   ? VT_ROW_IDLE
+                       : g->kind == VT_GROUP_POOL ? VT_ROW_POOL
+                       : by == VT_BY_SITE         ? g->site
+                       : g->layer                 ? g->layer->name_id : UINT32_MAX;
         const uint32_t *v = vt_idmap_get(sid_of_key, key);
         int sid = v ? (int)*v : other;
         if (sid < 0) continue; /* cannot happen: every key is in the rows */
@@ -720,6 +726,7 @@ const char *vt_html_series_color(const vt_series *s, size_t i)
                                        "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63" };
     const vt_series_def *d = &s->series[i];
     if (s->by == VT_SERIES_BY_CATEGORY && d->key == VT_SERIES_IDLE) return "#e3e3e3";  /* idle cache: pale */
+    if (s->by == VT_SERIES_BY_CATEGORY && d->key == VT_SERIES_POOL) return "#c9d3e6";  /* graph pool: pale blue */
     if (s->by == VT_SERIES_BY_CATEGORY) return (unsigned)d->key < VT_CAT_N ? cat[d->key] : cat[VT_CAT_OTHER];
     if (d->key < 0) return "#bab0ac";
     return pal[i % (sizeof pal / sizeof pal[0])];

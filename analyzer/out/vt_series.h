@@ -25,8 +25,10 @@
 #include "vt_rows.h"
 
 #define VT_SERIES_MAX  64
-/* The key of the series of PyTorch's idle segment bytes, by category (vt_series_def.key). */
+/* The keys of the series of PyTorch's idle segment bytes, by category (vt_series_def.key):
+ * in its segments, and in its private pools' (CUDA graphs'). */
 #define VT_SERIES_IDLE VT_CAT_N
+#define VT_SERIES_POOL (VT_CAT_N + 1)
 
 typedef enum { VT_SERIES_BY_CATEGORY, VT_SERIES_BY_SITE, VT_SERIES_BY_KIND, VT_SERIES_BY_LAYER } vt_series_by;
 

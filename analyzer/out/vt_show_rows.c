@@ -151,6 +151,7 @@ void vt_show_row_json(vt_json *j, const vt_analysis *a, vt_by by, const vt_row *
 
 void vt_show_row_site(FILE *f, const vt_analysis *a, uint32_t key, const vt_frames *fv, int indent)
 {
-    if (key == VT_ROW_IDLE) fputs(VT_ROW_IDLE_NAME ": PyTorch's segments, holding no tensor\n", f);
+    if (key == VT_ROW_IDLE) fputs(VT_ROW_IDLE_NAME ": " VT_ROW_IDLE_WHAT "\n", f);
+    else if (key == VT_ROW_POOL) fputs(VT_ROW_POOL_NAME ": " VT_ROW_POOL_WHAT "\n", f);
     else vt_show_site(f, a, key, fv, indent);
 }

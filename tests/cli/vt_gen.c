@@ -882,7 +882,7 @@ int main(int argc, char **argv)
     else if (!strncmp(s, "trainz-", 7)) { void vt_gen_train(const char *, unsigned, int); vt_gen_train(p, (unsigned)atoi(s + 7), 1); }
     else if (!strcmp(s, "ckpt-0") || !strcmp(s, "ckpt-1")) { void vt_gen_ckpt(const char *, int); vt_gen_ckpt(p, s[5] == '1'); }
     else if (!strncmp(s, "rank-", 5)) { void vt_gen_rank(const char *, unsigned); vt_gen_rank(p, (unsigned)atoi(s + 5)); }
-    else if (!strcmp(s, "gradkeep")) { void vt_gen_gradkeep(const char *); vt_gen_gradkeep(p); }
+    else if (!strcmp(s, "gradkeep") || !strcmp(s, "graphpool")) { void vt_gen_gradkeep(const char *), vt_gen_graphpool(const char *); (s[3] == 'd' ? vt_gen_gradkeep : vt_gen_graphpool)(p); } /* one line: the goldens name main's lines below */
     else {
         fprintf(stderr, "vt_gen: unknown scenario %s\n", s);
         return 2;
@@ -1266,4 +1266,130 @@ static void seq_free(seq *q, uint64_t addr)
 {
     at(q->t++ * MS);
     free_(VT_KIND_MEM_FREE_ASYNC, 0, addr);
+}
+
+/* graphpool: torch.compile(mode="reduce-overhead") as PyTorch's blocks show it (a
+ * blocks-mode trace: segments through cuMemAlloc and TORCH_SEGMENT, tensors as blocks).
+ * Four steps of a two-parameter model under CUDA graphs, zero_grad(set_to_none=True):
+ * steps 0 and 1 warm up (CUDAWarmupNode.run), step 2 records the graph
+ * (CUDAGraphNode._record), step 3 replays it and allocates nothing from it. The graph's
+ * blocks (three 8 MiB activations, a 4 MiB backward scratch, two 4 MiB gradients a step)
+ * are in its private pool (VT_RF_PRIVATE_POOL): segment P1 (32 MiB) for the warm-ups,
+ * P2 (32 MiB) grown for the recording. The generated code's lines are the same in every
+ * step; the frames around them are not (step 0 runs under a wrapper step 1 has not,
+ * step 2 under _record), so no stack repeats from one forward to the next. Outside the
+ * pool: weights 2 x 4 MiB (segment A, 24 MiB), AdamW's state 4 x 4 MiB made in step 0,
+ * its foreach scratch 2 x 4 MiB a step (segment B, 8 MiB; segment C, 8 MiB, grown for it
+ * in step 2, as bert-ro's record step grew one). Peak: 104 MiB reserved, in step 2's
+ * optimizer step: weights 8, gradients 8 (in the pool), optimizer state 16, temporary 8,
+ * idle 8 (segment B), the graph pool's idle 56 (P1 32, P2 32 less the gradients). */
+void vt_gen_graphpool(const char *path);
+void vt_gen_graphpool(const char *path)
+{
+    static const char argv_py[] = "python\0train.py";
+    static const char *const str[] = {
+        NULL, "train.py", "main", "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", "Module._apply",
+        "/tmp/torchinductor_u/ab/cabc.py", "partition_0", "/usr/lib/python3/dist-packages/torch/_inductor/cudagraph_trees.py",
+        "CUDAWarmupNode.run", "CUDAGraphNode._record",
+        "/usr/lib/python3/dist-packages/torch/_functorch/_aot_autograd/runtime_wrappers.py",
+        "AOTDispatchAutograd.post_compile.<locals>.CompiledFunction.forward",
+        "EffectTokensWrapper.post_compile.<locals>.inner_fn", "SerializableCompiledFunction.__call__",
+        "/usr/lib/python3/dist-packages/torch/autograd/function.py", "BackwardCFunction.apply",
+        "/tmp/torchinductor_u/cd/ccdef.py", "/usr/lib/python3/dist-packages/torch/optim/adam.py",
+        "Adam._init_group", "_multi_tensor_adam",
+        "AOTDispatchAutograd.post_compile.<locals>.CompiledFunction.backward",
+    };
+    /* PYFRAME id -> (file, function, line) */
+    static const uint32_t pf[][3] = {
+        { 0, 0, 0 },
+        { 1, 2, 40 },      /* 1 main: run(ids) */
+        { 1, 2, 20 },      /* 2 main: model.to() */
+        { 3, 4, 965 },     /* 3 Module._apply */
+        { 5, 6, 100 },     /* 4 the forward's generated line */
+        { 7, 8, 724 },     /* 5 CUDAWarmupNode.run */
+        { 7, 9, 1316 },    /* 6 CUDAGraphNode._record */
+        { 10, 11, 2503 },  /* 7 CompiledFunction.forward */
+        { 10, 12, 1011 },  /* 8 a wrapper of the first call only */
+        { 10, 13, 2298 },  /* 9 the wrapper of the later calls */
+        { 14, 15, 307 },   /* 10 autograd -> Python */
+        { 16, 6, 300 },    /* 11 the backward's generated line: a gradient */
+        { 16, 6, 310 },    /* 12 the backward's generated line: scratch */
+        { 10, 20, 2200 },  /* 13 CompiledFunction.backward */
+        { 17, 18, 178 },   /* 14 Adam._init_group */
+        { 17, 19, 791 },   /* 15 _multi_tensor_adam */
+        { 1, 2, 50 },      /* 16 main: opt.step() */
+    };
+    begin_simple(path, 1400, argv_py, sizeof argv_py);
+    preamble();
+    for (uint32_t i = 1; i < sizeof str / sizeof str[0]; i++) string_(i, str[i]);
+    for (uint32_t i = 1; i < sizeof pf / sizeof pf[0]; i++) {
+        vt_rec r = { .type = VT_REC_PYFRAME, .id = i, .aux0 = pf[i][0], .aux1 = pf[i][1], .line = pf[i][2] };
+        emit(&r);
+    }
+#define PY(...) ((frame){ VT_FRAME_PYTHON, __VA_ARGS__ })
+    const frame f_w[2] = { PY(3), PY(2) };
+    const frame f_opt[2] = { PY(14), PY(16) };
+    const frame f_fe[2] = { PY(15), PY(16) };
+    uint32_t sw = py_stack(f_w, 2), sopt = py_stack(f_opt, 2), sfe = py_stack(f_fe, 2);
+    uint32_t sfwd[3], sgrad[3], sbt[3];
+    for (int s = 0; s < 3; s++) {
+        uint64_t node = s < 2 ? 5 : 6, wrap = s == 0 ? 8 : 9;
+        const frame f_fwd[5] = { PY(4), PY(node), PY(7), PY(wrap), PY(1) };
+        const frame f_grad[4] = { PY(11), PY(node), PY(13), PY(10) };
+        const frame f_bt[4] = { PY(12), PY(node), PY(13), PY(10) };
+        sfwd[s] = py_stack(f_fwd, 5);
+        sgrad[s] = py_stack(f_grad, 4);
+        sbt[s] = py_stack(f_bt, 4);
+    }
+#undef PY
+    uint64_t t = 1;
+    const uint64_t SA = A0, SB = A0 + 1 * GiB, P1 = A0 + 2 * GiB, P2 = A0 + 3 * GiB, SC = A0 + 4 * GiB;
+#define GP_AT() at(t++ * MS)
+#define GP_SEG(base, size, st) do { GP_AT(); alloc_(VT_KIND_MEM_ALLOC, 0, base, size, st); \
+        vmm(VT_VMM_TORCH_SEGMENT, base, size, 0, 0); } while (0)
+#define GP_BLOCK(a_, n_, st_, fl_) do { GP_AT(); vt_rec r_ = { .type = VT_REC_ALLOC, \
+        .kind = VT_KIND_TORCH_BLOCK, .device = 0, .tid = tid, .stack_id = st_, .time_ns = now, \
+        .addr = a_, .size = n_, .flags = fl_ }; emit(&r_); } while (0)
+#define GP_FREE(addr) do { GP_AT(); free_(VT_KIND_TORCH_BLOCK_FREE, 0, addr); } while (0)
+    GP_SEG(SA, 24 * MiB, sw);
+    for (int i = 0; i < 2; i++) GP_BLOCK(SA + i * 4 * MiB, 4 * MiB, sw, 0);
+    for (int step = 0; step < 4; step++) {
+        if (step < 3) {
+            int s = step;
+            uint64_t P = s < 2 ? P1 : P2;
+            if (s != 1) GP_SEG(P, 32 * MiB, sfwd[s]);
+            /* forward: activations 0..23 MiB; backward: scratch at 24, gradients at 28, 32-4 */
+            for (int i = 0; i < 3; i++) GP_BLOCK(P + i * 8 * MiB, 8 * MiB, sfwd[s], VT_RF_PRIVATE_POOL);
+            GP_BLOCK(P + 24 * MiB, 4 * MiB, sbt[s], VT_RF_PRIVATE_POOL);
+            GP_FREE(P + 16 * MiB);
+            GP_BLOCK(P + 28 * MiB, 4 * MiB, sgrad[s], VT_RF_PRIVATE_POOL);
+            GP_FREE(P + 8 * MiB);
+            GP_FREE(P + 24 * MiB);
+            GP_BLOCK(P + 8 * MiB, 4 * MiB, sgrad[s], VT_RF_PRIVATE_POOL);
+            GP_FREE(P);
+        }
+        t += 5;  /* opt.step() */
+        if (step == 0) {
+            for (int i = 0; i < 4; i++) GP_BLOCK(SA + (2 + i) * 4 * MiB, 4 * MiB, sopt, 0);
+            GP_SEG(SB, 8 * MiB, sfe);
+        }
+        uint64_t F = step == 2 ? SC : SB;
+        if (step == 2) GP_SEG(SC, 8 * MiB, sfe);
+        for (int i = 0; i < 2; i++) GP_BLOCK(F + i * 4 * MiB, 4 * MiB, sfe, 0);
+        for (int i = 0; i < 2; i++) GP_FREE(F + i * 4 * MiB);
+        /* zero_grad(set_to_none=True): the graph's gradients go (step 3's are the replay's,
+         * which the allocator never saw) */
+        if (step < 3) {
+            uint64_t P = step < 2 ? P1 : P2;
+            GP_FREE(P + 28 * MiB);
+            GP_FREE(P + 8 * MiB);
+        }
+    }
+#undef GP_AT
+#undef GP_SEG
+#undef GP_BLOCK
+#undef GP_FREE
+    at(t * MS);
+    trailer(1);
+    end();
 }

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < n; i++, k++) {
                 const vt_rec *r = k < N ? &recs[k] : NULL;
                 if (!r || ev[i].type != r->type || ev[i].kind != r->kind || ev[i].device != r->device ||
-                    ev[i].stack_id != r->stack_id || ev[i].time_ns != r->time_ns || ev[i].addr != r->addr ||
+                    ev[i].flags != r->flags || ev[i].stack_id != r->stack_id || ev[i].time_ns != r->time_ns || ev[i].addr != r->addr ||
                     ev[i].size != r->size || (mode == 2 && st[i] != r->stream)) {
                     fprintf(stderr, "event mismatch at record %zu (mode %d)\n", k, mode);
                     return 1;
@@ -240,12 +240,12 @@ int main(int argc, char **argv)
             nev += n;
             if (n) continue;
             if (!vt_reader_next(&rd, &x)) break;
-            /* an ALLOC or FREE read one by one carries what vt_ev keeps (event mode), and
-             * its stream with start_events_streams */
+            /* an ALLOC or FREE read one by one carries what vt_ev keeps (event mode: its
+             * flags too), and its stream with start_events_streams */
             vt_rec want = recs[k];
-            if (mode != 1 && (x.type == VT_REC_ALLOC || x.type == VT_REC_FREE) && x.tid == 0 && x.flags == 0 &&
+            if (mode != 1 && (x.type == VT_REC_ALLOC || x.type == VT_REC_FREE) && x.tid == 0 &&
                 (mode == 2 || x.stream == 0))
-                want.tid = 0, want.flags = 0, want.stream = mode == 2 ? want.stream : 0;
+                want.tid = 0, want.stream = mode == 2 ? want.stream : 0;
             if (k >= N || !same(&x, &want)) {
                 fprintf(stderr, "reader mismatch at record %zu (type %u, mode %d)\n", k, x.type, mode);
                 return 1;

@@ -23,6 +23,8 @@ import xml.etree.ElementTree as ET
 CATEGORIES = {"weights", "activations", "gradients", "optimizer_state", "workspace",
               "temporary", "host_pinned", "other"}
 IDLE = "(idle cache)"  # PyTorch's segments holding no tensor: a track, in no category
+POOL = "(CUDA graph pool)"  # the same in a CUDA graph's private pool
+IDLES = {IDLE, POOL}
 CLASSES = {"user", "library", "framework", "interpreter", "plumbing"}
 failures = []
 
@@ -87,7 +89,7 @@ def timeline_html(path, rep, args):
     else:
         check(max(d["max"]) <= rep["peak_bytes"], "a range holds no more than the peak")
     if args.get("by") == "category":
-        check(all(s["name"] in CATEGORIES or s["name"] == IDLE for s in d["series"]), "series are categories")
+        check(all(s["name"] in CATEGORIES or s["name"] in IDLES for s in d["series"]), "series are categories")
     if not args.get("range"):
         check(len(d["ooms"]) == rep["events"]["ooms"], "%d OOM markers" % len(d["ooms"]))
     check(text.count('id="vt-chart"') == 1 and 'id="vt-legend"' in text, "chart and legend elements")
@@ -210,7 +212,7 @@ def perfetto(path, rep, args):
     check(all(one(one(t, "counter"), "unit") == "UNIT_SIZE_BYTES" for t in tracks.values() if "counter" in t),
           "counter tracks are in bytes")
     names = set(counters.values())
-    check(names - CATEGORIES <= {"device memory", "NVML process used", "NVML device used", IDLE},
+    check(names - CATEGORIES <= {"device memory", "NVML process used", "NVML device used"} | IDLES,
           "a counter track per category, the total and NVML (%s)" % sorted(names))
     # replay the counters (written in time order, the categories before their total)
     cur, top, top_cats, adds_up, t_prev, ordered, total = {}, -1, {}, True, 0, True, -1
@@ -222,7 +224,7 @@ def perfetto(path, rep, args):
         ordered &= t >= t_prev
         t_prev = t
         name, v = counters.get(one(ev, "track_uuid")), one(ev, "counter_value", 0)
-        if name in CATEGORIES or name == IDLE:
+        if name in CATEGORIES or name in IDLES:
             cur[name] = v
         elif name == "device memory":
             adds_up &= sum(cur.values()) == v
@@ -231,15 +233,17 @@ def perfetto(path, rep, args):
             continue
         # report's peak: the first moment of the highest total; of several at that total
         # (PyTorch's segments keep it flat while only the categories' points change), the
-        # first with the least idle cache; a moment is whole once its tracks add up
-        if sum(cur.values()) == total and (total > top or (total == top and cur.get(IDLE, 0) < top_cats.get(IDLE, 0))):
+        # first with the least idle cache (a graph pool's too); a moment is whole once its
+        # tracks add up
+        idle = lambda c: sum(c.get(k, 0) for k in IDLES)
+        if sum(cur.values()) == total and (total > top or (total == top and idle(cur) < idle(top_cats))):
             top, top_cats = total, dict(cur)
     check(ordered, "counter points are in time order")
     check(adds_up, "at every point the category tracks add up to the total")
     check(top == rep["peak_bytes"] or (top == -1 and not rep["peak_bytes"]),
           "the total track reaches the exact peak %d (%d)" % (rep["peak_bytes"], top))
     want = {c["category"]: c["bytes"] for c in rep["by_category"] if c["bytes"]}
-    got = {k: v for k, v in top_cats.items() if v and k != IDLE}
+    got = {k: v for k, v in top_cats.items() if v and k not in IDLES}
     check(got == want, "at the peak the category tracks are report's by_category (%s vs %s)" % (got, want))
     inst = [one(p, "track_event") for p in packets if one(one(p, "track_event", {}), "type") == "TYPE_INSTANT"]
     ooms = [e for e in inst if one(e, "name") == "OOM"]
@@ -366,14 +370,14 @@ def perfetto_json(path, rep, args):
     counters = {e["name"] for e in ev if e["ph"] == "C"}
     cats = counters & CATEGORIES
     check(cats or not rep["peak_bytes"], "counter tracks per category: %s" % sorted(cats))
-    check(counters - CATEGORIES <= {"device memory", "NVML process used", "NVML device used", IDLE},
+    check(counters - CATEGORIES <= {"device memory", "NVML process used", "NVML device used"} | IDLES,
           "no other counter tracks (%s)" % sorted(counters - CATEGORIES))
     # replay the counters: at each total, the categories add up to it
     cur, top, adds_up = {}, 0, True
     for e in ev:  # written in time order, categories before their total
         if e["ph"] != "C":
             continue
-        if e["name"] in CATEGORIES or e["name"] == IDLE:
+        if e["name"] in CATEGORIES or e["name"] in IDLES:
             cur[e["name"]] = e["args"]["bytes"]
         elif e["name"] == "device memory":
             top = max(top, e["args"]["bytes"])

@@ -15,6 +15,10 @@ grep -q "OUT OF MEMORY (2 OOMs; the first) at .*: 32.0 MiB over PyTorch's cap; a
 "$vt" report --json "$trace" > "$work/report.json"
 "$vt" report "$trace" > "$work/report.txt"
 "$vt" top --by category "$trace" >> "$work/report.txt"
+# the private pool's segment says so (aux0 = 1), the default pool's do not
+"$vt" dump "$trace" | grep "op=torch_segment " | sed 's/.* size=\([0-9]*\) aux0=\([0-9]*\).*/segment \1 aux0=\2/' > "$work/segs.txt"
+printf 'segment 67108864 aux0=0\nsegment 4194304 aux0=1\n' | cmp -s - "$work/segs.txt" ||
+    { echo "segment records:"; cat "$work/segs.txt"; exit 1; }
 python3 - "$work/report.json" "$work/report.txt" <<'PY'
 import json, sys
 MiB = 1 << 20
@@ -22,7 +26,8 @@ r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
 d = [x for x in r["devices"] if x["device"] == 0][0]
 peak = {k["kind"]: k["bytes"] for k in d["by_kind"]}
-want = {"cuMemAlloc": 1 * MiB, "torch_block": 43 * MiB, "idle_in_segments": 25 * MiB}
+# the 4 MiB segment holding a private pool's 3 MiB block is the pool's: its idle MiB too
+want = {"cuMemAlloc": 1 * MiB, "torch_block": 43 * MiB, "idle_in_segments": 24 * MiB, "idle_in_graph_pools": 1 * MiB}
 bad = []
 if d["peak_bytes"] != 69 * MiB: bad.append("peak %d, want %d" % (d["peak_bytes"], 69 * MiB))
 for k, v in want.items():
@@ -30,6 +35,11 @@ for k, v in want.items():
 if sum(peak.values()) != d["peak_bytes"]: bad.append("kinds at the peak do not add up: %r" % peak)
 if "approximate" in text: bad.append("blocks counted as caching-allocator segments (approximate)")
 if d["categories"]["mode"] != "blocks": bad.append("mode %s, want blocks" % d["categories"]["mode"])
+c = d["categories"]
+if (c["graph_pool_bytes_at_peak"], c["graph_pool_block_bytes_at_peak"]) != (1 * MiB, 3 * MiB):
+    bad.append("graph pool at the peak: %d idle, %d in blocks; want 1 MiB, 3 MiB" %
+               (c["graph_pool_bytes_at_peak"], c["graph_pool_block_bytes_at_peak"]))
+if "(CUDA graph pool)" not in text: bad.append("report names no CUDA graph pool")
 if "allocator trace tracker" not in text: bad.append("the report does not say how the trace was made")
 # the allocator's own OOMs: under its cap (no driver call failed), then with the device
 # full (two failed driver calls, its attempts, are not OOMs of their own): two events

@@ -42,8 +42,8 @@ __attribute__((noinline)) static int grow_and_release(void)
      * PyTorch frees the memory, then says SEGMENT_FREE */
     CUdeviceptr s2;
     if (cuMemAlloc_v2(&s2, 4 * MiB) != CUDA_SUCCESS) return -1;
-    emit(SEGMENT_ALLOC, 0, s2, 4 * MiB, 0, 0);
-    emit(ALLOC, 0, s2, 3 * MiB, 0, 1);  /* in a private pool */
+    emit(SEGMENT_ALLOC, 0, s2, 4 * MiB, 0, 1);  /* grown for a private pool's block */
+    emit(ALLOC, 0, s2, 3 * MiB, 0, 1);
     emit(FREE_COMPLETED, 0, s2, 3 * MiB, 0, 1);
     if (cuMemFree_v2(s2) != CUDA_SUCCESS) return -1;
     emit(SEGMENT_FREE, 0, s2, 4 * MiB, 0, 0);
