@@ -120,7 +120,7 @@ int vt_eset_end(const vt_eset *e, vt_egroup_end *out)
     for (size_t i = 0; i < e->n; i++) {
         const vt_group *g = e->g[i].g;
         vt_egroup_end *o = &out[i];
-        if (g->kind == VT_GROUP_IDLE) {
+        if (vt_kind_is_idle(g->kind)) {  /* the idle cache and private pools' idle bytes */
             *o = (vt_egroup_end){ .allocated = g->live };
             continue;
         }

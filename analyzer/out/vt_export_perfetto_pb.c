@@ -453,7 +453,7 @@ static void heap_free(heap_build *b)
 
 /* One call stack and two samples per site of the selected groups; PyTorch's idle
  * segment bytes, no site's, are a call stack of their own, one frame "(idle cache)" as
- * the flame graph names them. The end sample counts each byte once (vt_eset_end). */
+ * the flame graph names them, and a private pool's "(CUDA graph pool)". The end sample counts each byte once (vt_eset_end). */
 static void heap_samples(heap_build *b, const vt_eset *e)
 {
     const vt_sites *ss = &e->a->sites;
@@ -477,8 +477,8 @@ static void heap_samples(heap_build *b, const vt_eset *e)
     size_t at = 0;
     for (size_t i = 0; i < e->n && !b->nomem; i++) {
         const vt_egroup *eg = &e->g[i];
-        int idle = eg->g->kind == VT_GROUP_IDLE;
-        uint32_t site = idle ? VT_ROW_IDLE : eg->g->site;
+        int pool = eg->g->kind == VT_GROUP_POOL, idle = pool || eg->g->kind == VT_GROUP_IDLE;
+        uint32_t site = pool ? VT_ROW_POOL : idle ? VT_ROW_IDLE : eg->g->site;
         const uint32_t *have = vt_idmap_get(&ix, site);
         size_t c = have ? *have : b->ncs;
         if (!have) {
@@ -489,7 +489,8 @@ static void heap_samples(heap_build *b, const vt_eset *e)
             cs->iid = c + 1;
             cs->frame_ids = &b->cs_frames[at];
             if (!s || !s->nframes)
-                cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, NULL, idle ? VT_ROW_IDLE_NAME : "[no stack]");
+                cs->frame_ids[cs->n_frame_ids++] =
+                    frame_iid(b, NULL, pool ? VT_ROW_POOL_NAME : idle ? VT_ROW_IDLE_NAME : "[no stack]");
             for (uint32_t k = 0; s && k < s->nframes; k++)
                 cs->frame_ids[cs->n_frame_ids++] = frame_iid(b, &s->frames[s->nframes - 1 - k], NULL);
             at += cs->n_frame_ids;
