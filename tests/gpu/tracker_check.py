@@ -43,7 +43,7 @@ def main():
         check("weights ~ params (1%)", c.get("weights", 0), t["param_bytes"], 0.01)
         check("gradients ~ grads (1%)", c.get("gradients", 0), t["grad_bytes"], 0.01)
         check("optimizer_state ~ AdamW (1%)", c.get("optimizer_state", 0), t["opt_bytes"], 0.01)
-    seg = kinds.get("torch_block", 0) + kinds.get("idle_in_segments", 0)
+    seg = kinds.get("torch_block", 0) + kinds.get("idle_in_segments", 0) + kinds.get("idle_in_graph_pools", 0)
     check("segments at peak == max_reserved", seg, t["max_reserved"], 0)
     if a.per_tensor_report:
         p = json.load(open(a.per_tensor_report))
