@@ -19,9 +19,12 @@ if [ "${VT_WITH_HEAPTRACK:-0}" = 1 ]; then pkgs+=(heaptrack time); fi
 # VT_WITH_AARCH64=1 (scripts/test-aarch64.sh, CI): the aarch64 cross build and qemu-user to
 # run its tests (docs/design-recorder.md, "Architectures"). The arm64 libraries come
 # through Debian's multiarch, so arm64 is added to dpkg's architectures first (once).
+# libstdc++6:arm64: the CLI demangles C++ names with the C++ runtime's __cxa_demangle, and
+# the cross compiler's own copy (/usr/aarch64-linux-gnu) is not where the guest looks.
 if [ "${VT_WITH_AARCH64:-0}" = 1 ]; then
   pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libc6-dev:arm64 libzstd-dev:arm64
-         libunwind-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64)
+         libunwind-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64
+         libstdc++6:arm64)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
