@@ -5,6 +5,7 @@
 #include "vt_cat.h"
 #include "vt_format.h"
 #include "vt_gap.h"
+#include "vt_rows.h"
 #include "vt_show_rows.h"
 #include "vt_units.h"
 
@@ -43,6 +44,11 @@ static void line(out *o, const char *fmt, ...)
 /* The site as `report` shows it, on one line: the op, the user's line, the chain. */
 static void site_text(const vt_analysis *a, uint32_t site, int nlines, char *buf, size_t n)
 {
+    if (site == VT_ROW_IDLE || site == VT_ROW_POOL) {  /* PyTorch's idle segment bytes: no site's */
+        snprintf(buf, n, "%s", site == VT_ROW_IDLE ? VT_ROW_IDLE_NAME ": " VT_ROW_IDLE_WHAT
+                                                   : VT_ROW_POOL_NAME ": " VT_ROW_POOL_WHAT);
+        return;
+    }
     buf[0] = 0;
     FILE *m = fmemopen(buf, n, "w");
     if (!m) return;
@@ -58,20 +64,33 @@ static double pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The categories as report sums them (vt_cat_sum_at), largest first; PyTorch's idle
+ * segment bytes and a CUDA graph's pool after them, in no category, as report shows them. */
 static void categories(out *o, const vt_analysis *a, const vt_tracker *tk)
 {
-    vt_row *rows;
-    size_t n = vt_rows(a, tk, VT_AT_PEAK, VT_BY_CATEGORY, &rows);
-    if (n == (size_t)-1 || !n) return;
+    vt_cat_sum s;
+    vt_cat_sum_at(a, tk, VT_AT_PEAK, &s);
+    int order[VT_CAT_N], n = 0;
+    for (int c = 0; c < VT_CAT_N; c++)
+        if (s.row[c].bytes) order[n++] = c;
+    for (int i = 1; i < n; i++) /* by bytes, largest first; few rows */
+        for (int k = i; k > 0 && s.row[order[k]].bytes > s.row[order[k - 1]].bytes; k--) {
+            int t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
     char buf[512], b[VT_UNITS_BUF];
     size_t k = 0;
-    for (size_t i = 0; i < n && i < 5 && k < sizeof buf; i++)
-        if (rows[i].bytes)
-            k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s %.0f%%", k ? ", " : "",
-                                  vt_cat_name((vt_cat)rows[i].key), vt_units_size(b, rows[i].bytes),
-                                  pct(rows[i].bytes, tk->peak));
+    for (int i = 0; i < n && i < 5 && k < sizeof buf; i++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s %.0f%%", k ? ", " : "", vt_cat_name((vt_cat)order[i]),
+                              vt_units_size(b, s.row[order[i]].bytes), pct(s.row[order[i]].bytes, tk->peak));
+    if (s.blocks && s.idle_cache_bytes && k < sizeof buf)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s" VT_ROW_IDLE_NAME " %s %.0f%%", k ? ", " : "",
+                              vt_units_size(b, s.idle_cache_bytes), pct(s.idle_cache_bytes, tk->peak));
+    if (s.graph_pool_bytes && k < sizeof buf)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s" VT_ROW_POOL_NAME " %s %.0f%%", k ? ", " : "",
+                              vt_units_size(b, s.graph_pool_bytes), pct(s.graph_pool_bytes, tk->peak));
     if (k) line(o, "vramtrace:   by category: %s", buf);
-    free(rows);
 }
 
 static void layers(out *o, const vt_analysis *a, const vt_tracker *tk)
