@@ -216,6 +216,20 @@ static int group_value(const vt_group *g, const vt_tracker *tk, vt_at at, uint64
     return 0;
 }
 
+int vt_cat_sum_order(const vt_cat_sum *s, int order[VT_CAT_N])
+{
+    int n = 0;
+    for (int c = 0; c < VT_CAT_N; c++)
+        if (s->row[c].bytes) order[n++] = c;
+    for (int i = 1; i < n; i++) /* by bytes, largest first; few rows */
+        for (int k = i; k > 0 && s->row[order[k]].bytes > s->row[order[k - 1]].bytes; k--) {
+            int t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
+    return n;
+}
+
 void vt_cat_sum_at(const vt_analysis *a, const vt_tracker *tk, vt_at at, vt_cat_sum *out)
 {
     memset(out, 0, sizeof *out);

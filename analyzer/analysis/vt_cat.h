@@ -87,6 +87,9 @@ typedef struct {
  * "none" when nothing decided (VRAMTRACE_NO_CATEGORIES). */
 const char *vt_cat_how_text(const vt_cat_row *r);
 
+/* The categories that hold bytes in s, largest first, into order; returns how many. */
+int vt_cat_sum_order(const vt_cat_sum *s, int order[VT_CAT_N]);
+
 /* ------------------------------------------------------------------------ *
  *  Over an analysis (vt_analyze.c calls these)
  * ------------------------------------------------------------------------ */

@@ -39,15 +39,7 @@ void vt_cat_show_text(const vt_analysis *a, const vt_tracker *tk, vt_at at, uint
     size_t nsec = vt_cat_sections_at(a, tk, at, &secs);
     if (nsec == (size_t)-1) nsec = 0;
     int order[VT_CAT_N];
-    int n = 0;
-    for (int c = 0; c < VT_CAT_N; c++)
-        if (s.row[c].bytes) order[n++] = c;
-    for (int i = 1; i < n; i++) /* by bytes, largest first; few rows */
-        for (int k = i; k > 0 && s.row[order[k]].bytes > s.row[order[k - 1]].bytes; k--) {
-            int t = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = t;
-        }
+    int n = vt_cat_sum_order(&s, order);
     char b1[VT_UNITS_BUF], tb[VT_UNITS_BUF], secb[256];
     printf("  by category %s:\n", at == VT_AT_PEAK ? "at the peak" : "at the end");
     printf("         bytes        %%     live  category          decided by\n");

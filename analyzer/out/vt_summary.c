@@ -70,15 +70,8 @@ static void categories(out *o, const vt_analysis *a, const vt_tracker *tk)
 {
     vt_cat_sum s;
     vt_cat_sum_at(a, tk, VT_AT_PEAK, &s);
-    int order[VT_CAT_N], n = 0;
-    for (int c = 0; c < VT_CAT_N; c++)
-        if (s.row[c].bytes) order[n++] = c;
-    for (int i = 1; i < n; i++) /* by bytes, largest first; few rows */
-        for (int k = i; k > 0 && s.row[order[k]].bytes > s.row[order[k - 1]].bytes; k--) {
-            int t = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = t;
-        }
+    int order[VT_CAT_N];
+    int n = vt_cat_sum_order(&s, order);
     char buf[512], b[VT_UNITS_BUF];
     size_t k = 0;
     for (int i = 0; i < n && i < 5 && k < sizeof buf; i++)
