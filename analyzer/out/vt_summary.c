@@ -64,25 +64,33 @@ static double pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* The categories as report sums them (vt_cat_sum_at), largest first; PyTorch's idle
- * segment bytes and a CUDA graph's pool after them, in no category, as report shows them. */
+/* The categories as report sums them (vt_cat_sum_at), with PyTorch's idle segment
+ * bytes and a CUDA graph's pool among them by name (in no category, as report shows
+ * them), largest first: under CUDA graphs the pool is most of the peak, and a line cut
+ * at its width must not leave it out. */
 static void categories(out *o, const vt_analysis *a, const vt_tracker *tk)
 {
     vt_cat_sum s;
     vt_cat_sum_at(a, tk, VT_AT_PEAK, &s);
     int order[VT_CAT_N];
     int n = vt_cat_sum_order(&s, order);
+    typedef struct { const char *name; uint64_t bytes; } item;
+    item it[VT_CAT_N + 2];
+    int m = 0;
+    for (int i = 0; i < n; i++) it[m++] = (item){ vt_cat_name((vt_cat)order[i]), s.row[order[i]].bytes };
+    uint64_t extra[2] = { s.blocks ? s.idle_cache_bytes : 0, s.graph_pool_bytes };
+    const char *names[2] = { VT_ROW_IDLE_NAME, VT_ROW_POOL_NAME };
+    for (int e = 0; e < 2; e++) {
+        if (!extra[e]) continue;
+        int at = m++;
+        while (at > 0 && it[at - 1].bytes < extra[e]) { it[at] = it[at - 1]; at--; }
+        it[at] = (item){ names[e], extra[e] };
+    }
     char buf[512], b[VT_UNITS_BUF];
     size_t k = 0;
-    for (int i = 0; i < n && i < 5 && k < sizeof buf; i++)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s %.0f%%", k ? ", " : "", vt_cat_name((vt_cat)order[i]),
-                              vt_units_size(b, s.row[order[i]].bytes), pct(s.row[order[i]].bytes, tk->peak));
-    if (s.blocks && s.idle_cache_bytes && k < sizeof buf)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s" VT_ROW_IDLE_NAME " %s %.0f%%", k ? ", " : "",
-                              vt_units_size(b, s.idle_cache_bytes), pct(s.idle_cache_bytes, tk->peak));
-    if (s.graph_pool_bytes && k < sizeof buf)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s" VT_ROW_POOL_NAME " %s %.0f%%", k ? ", " : "",
-                              vt_units_size(b, s.graph_pool_bytes), pct(s.graph_pool_bytes, tk->peak));
+    for (int i = 0; i < m && i < 5 && k < sizeof buf; i++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s %.0f%%", k ? ", " : "", it[i].name,
+                              vt_units_size(b, it[i].bytes), pct(it[i].bytes, tk->peak));
     if (k) line(o, "vramtrace:   by category: %s", buf);
 }
 

@@ -12,8 +12,9 @@ LD_LIBRARY_PATH=$fake VRAMTRACE_LIB=$lib "$vt" run -o "$work/s.vtrace" -- "$prog
     > /dev/null 2> "$work/summary.txt"
 grep -q "OUT OF MEMORY (2 OOMs; the first) at .*: 32.0 MiB over PyTorch's cap; asked by" "$work/summary.txt" \
     || { echo "the summary does not lead with the allocator's refusal:"; cat "$work/summary.txt"; exit 1; }
-# and sums the categories as report does: the idle segment bytes in no category, by name
-grep -q "by category: weights 41.0 MiB 59%, temporary 3.00 MiB 4%, (idle cache) 24.0 MiB 35%" "$work/summary.txt" &&
+# and sums the categories as report does: the idle segment bytes in no category, by name,
+# in order of size with them
+grep -q "by category: weights 41.0 MiB 59%, (idle cache) 24.0 MiB 35%, temporary 3.00 MiB 4%" "$work/summary.txt" &&
     grep -q "24.0 MiB  34.8%  (idle cache): PyTorch's segments, holding no tensor" "$work/summary.txt" &&
     ! grep -q "no stack\]" "$work/summary.txt" \
     || { echo "the summary's categories or sites are not report's:"; cat "$work/summary.txt"; exit 1; }
