@@ -260,16 +260,14 @@ def _install(torch):
         parents = getattr(tls, "parents", None)
         if parents is None:
             parents = tls.parents = []
+            tls.pushed = []       # per parent: whether its pre-hook pushed a scope
         if not parents:  # an outermost call: a new forward pass
             tls.bwd = None
         name = name_of(module)
         # a wrapper calling the model it wraps has the model's name: one scope for both
         same = bool(parents) and names.get(parents[-1]) == name
         parents.append(module)
-        pushed = getattr(tls, "pushed", None)
-        if pushed is None:
-            pushed = tls.pushed = []
-        pushed.append(not same)
+        tls.pushed.append(not same)
         if not same:
             push(name)
         return None

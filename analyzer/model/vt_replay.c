@@ -690,7 +690,6 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
         return;
     }
     rp->st.allocs++;
-    if (r->kind == VT_KIND_TORCH_BLOCK) rp->block_at = r->time_ns;
     uint32_t gi = group_get(rp, r->stack_id, r->kind, r->device);
     if (gi == UINT32_MAX) { rp->nomem = 1; return; }
     int fresh;
@@ -721,6 +720,7 @@ static void on_alloc(vt_replay *rp, const vt_ev *r)
     g->alloc_times += r->time_ns;
     if (space == VT_SPACE_TORCH_BLOCK) {
         rp->st.torch_blocks++;
+        rp->block_at = r->time_ns;
         block_add(rp, gi, r->size, r->addr, r->flags);
         g = &rp->groups[gi];  /* the idle group may have been made */
     } else {
