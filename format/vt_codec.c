@@ -125,6 +125,7 @@ static uint8_t *enc_payload(vt_codec *c, const vt_rec *r, uint8_t *o)
     case VT_REC_DEVICE:
         o = put_s(o, r->device); o = put_u(o, r->size); o = put_u(o, r->aux0); o = put_u(o, r->aux1);
         o = put_b(o, r->bytes, r->bytes_len); o = put_b(o, r->str, r->str_len);
+        o = put_u(o, r->id); o = put_u(o, r->line);
         break;
     case VT_REC_DRIVER:
         o = enc_time(c, o, r->time_ns); o = put_u(o, r->aux0);
@@ -265,6 +266,7 @@ size_t vt_codec_decode(vt_codec *c, const uint8_t *p, size_t n, vt_rec *r)
         r->device = (int8_t)get_s(&d); r->size = get_u(&d); r->aux0 = get_u(&d); r->aux1 = get_u(&d);
         r->bytes = get_b(&d, &r->bytes_len);
         r->str = (const char *)get_b(&d, &r->str_len);
+        if (d.p < d.end) { r->id = (uint32_t)get_u(&d); r->line = (uint32_t)get_u(&d); }  /* older writers: absent */
         break;
     case VT_REC_DRIVER:
         r->time_ns = dec_time(c, &d); r->aux0 = get_u(&d);

@@ -270,9 +270,9 @@ typedef enum {
     X(uint8_t,  flags)     /* VT_RF_* */ \
     X(uint32_t, tid)       /* OS thread id */ \
     X(uint32_t, stack_id)  /* leaf node of the stack tree; 0 = none */ \
-    X(uint32_t, id)        /* STACK/STRING/PYFRAME id */ \
+    X(uint32_t, id)        /* STACK/STRING/PYFRAME id; DEVICE multiprocessors */ \
     X(uint32_t, parent)    /* STACK: parent node id (0 = root) */ \
-    X(uint32_t, line)      /* PYFRAME line */ \
+    X(uint32_t, line)      /* PYFRAME line; DEVICE threads per multiprocessor */ \
     X(uint64_t, time_ns)   /* since vt_file_header.start_monotonic_ns */ \
     X(uint64_t, addr)      /* pointer, handle, va, pool, ip (STACK value), module base */ \
     X(uint64_t, size)      /* bytes */ \

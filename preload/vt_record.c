@@ -202,7 +202,7 @@ void vt_rec_devices(void)
         char name[256] = { 0 };
         size_t total = 0;
         CUuuid uuid;
-        int major = 0, minor = 0;
+        int major = 0, minor = 0, sms = 0, threads = 0;
         memset(&uuid, 0, sizeof uuid);
         if (!h->device_get_name || h->device_get_name(name, (int)sizeof name - 1, dev) != CUDA_SUCCESS) name[0] = 0;
         if (!h->device_total_mem || h->device_total_mem(&total, dev) != CUDA_SUCCESS) total = 0;
@@ -210,9 +210,13 @@ void vt_rec_devices(void)
         if (h->device_get_attribute) {
             if (h->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS) major = 0;
             if (h->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS) minor = 0;
+            if (h->device_get_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS) sms = 0;
+            if (h->device_get_attribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev) != CUDA_SUCCESS)
+                threads = 0;
         }
         vt_rec r = { .type = VT_REC_DEVICE, .device = (int8_t)i, .size = total,
                      .aux0 = (uint64_t)major, .aux1 = (uint64_t)minor,
+                     .id = (uint32_t)(sms > 0 ? sms : 0), .line = (uint32_t)(threads > 0 ? threads : 0),
                      .bytes = (const uint8_t *)uuid.bytes, .bytes_len = 16,
                      .str = name, .str_len = (uint32_t)strlen(name) };
         vt_side_push(&r);

@@ -97,6 +97,7 @@ static void dump_rec(const vt_rec *r)
         printf("device dev=%d memory=%" PRIu64 " cc=%" PRIu64 ".%" PRIu64, r->device, r->size, r->aux0, r->aux1);
         hex_field("uuid", r->bytes, r->bytes_len);
         str_field("name", r->str, r->str_len);
+        if (r->id) printf(" sms=%" PRIu32 " threads_per_sm=%" PRIu32, r->id, r->line);
         putchar('\n');
         break;
     }

@@ -14,7 +14,9 @@
 #include "vt_fit.h"
 #include "vt_fit_cmd.h"
 #include "vt_json.h"
+#include "vt_replay.h"
 #include "vt_show.h"
+#include "vt_sites.h"
 #include "vt_table.h"
 #include "vt_units.h"
 
@@ -110,8 +112,9 @@ static int run_event(void *ctx, uint64_t key, const vt_fit_req *req)
     return push_u32(&r->ops, &r->nops, &r->capops, (uint32_t)r->nal - 1);
 }
 
-/* size = c0 + c1 x + c2 x^2 per allocation of the template run */
-typedef struct { double c[3]; } fc_fit;
+/* size = c0 + c1 x + c2 x^2 per allocation of the template run; past cap (> 0), a
+ * reduction's staging buffer (grid_cap below) */
+typedef struct { double c[3]; double cap; } fc_fit;
 
 static void fit_sizes(const double *x, const double *y, int n, fc_fit *f)
 {
@@ -156,7 +159,35 @@ static void fit_sizes(const double *x, const double *y, int n, fc_fit *f)
 static uint64_t size_at(const fc_fit *f, double x)
 {
     double v = f->c[0] + f->c[1] * x + f->c[2] * x * x;
+    if (f->cap > 0 && v > f->cap) v = fmax(f->cap, v / 16);
     return v < 1 ? 1 : (uint64_t)llround(v);
+}
+
+/* PyTorch's reductions (at::native::gpu_reduce_kernel, its Reduce.cuh) keep partial
+ * results in a global buffer of outputs x CTAs-per-output accumulators. The CTAs per
+ * output are chosen from the rows reduced: one per 16 values a thread (so the buffer
+ * grows linearly with the batch, as the runs show), at most as many as fill the device
+ * (SMs x threads per SM / threads per CTA, shared by the outputs' CTAs), yet never so few
+ * that a thread takes more than 256 values (16 times fewer than the linear count). So
+ * past the cap the size stays flat, then grows again 16 times slower (size_at). For the
+ * column sums of training (a Linear's bias gradient: 512 outputs or more, 4-byte
+ * accumulators, CTAs of 32 x 4 threads each holding 4 outputs) the cap is 4 B x (32 x 4)^2
+ * x SMs x threads per SM / 128 = 512 B x SMs x threads per SM: 132 MiB on an H200 (132
+ * SMs of 2,048 threads), what its BERT traces show at every batch from 64 to 512
+ * (docs/fit.md). Sums over fewer outputs stop lower; this bounds them. 0: the trace does
+ * not say the device's size (written before the DEVICE record held it). */
+static double grid_cap(const vt_device *d)
+{
+    return d && d->sms && d->threads_per_sm ? 512.0 * d->sms * d->threads_per_sm : 0;
+}
+
+/* A site whose allocation is made by a PyTorch reduction's own code: its staging buffer
+ * (or its semaphores, constant in the batch: the cap never reaches them). */
+static int is_reduce_staging(const vt_site *s)
+{
+    for (uint32_t i = 0; i < s->nframes && i < 8; i++)
+        if (strstr(s->frames[i].function, "at::native::gpu_reduce_kernel<")) return 1;
+    return 0;
 }
 
 typedef struct {
@@ -220,6 +251,33 @@ static int64_t largest(const fc_run *tp, const fc_fit *fits, const vt_fit_opts *
         else hi = mid;
     }
     return lo;
+}
+
+/* VRAMTRACE_FORECAST_DEBUG: on stderr, the matched sites whose sizes the fit misses most
+ * at one of the runs (with four runs or more, a size that stops growing shows here), each
+ * with its sizes per run and its frames. */
+static void debug_sites(const vt_analysis *an, const fc_run *runs, int nruns, int tpi, uint32_t *const *order,
+                        const uint32_t *start, size_t ns, const fc_fit *fits)
+{
+    for (size_t st = 0; st < ns; st++) {
+        double worst = 0;
+        uint32_t wpos = 0;
+        for (uint32_t pos = start[st]; pos < start[st + 1]; pos++) {
+            const fc_fit *f = &fits[order[tpi][pos]];
+            for (int i = 0; i < nruns; i++) {
+                double y = (double)runs[i].al[order[i][pos]].size;
+                double e = fabs((double)size_at(f, runs[i].x) - y);
+                if (e > 4096 && e > 0.02 * y && e > worst) { worst = e; wpos = pos; }
+            }
+        }
+        if (worst == 0) continue;
+        fprintf(stderr, "forecast debug: site %zu, %" PRIu32 " allocations, worst miss %.0f B; sizes:", st,
+                start[st + 1] - start[st], worst);
+        for (int i = 0; i < nruns; i++)
+            fprintf(stderr, " %g:%" PRIu64, runs[i].x, runs[i].al[order[i][wpos]].size);
+        fprintf(stderr, "\n");
+        if (st < an->sites.n) vt_show_site_inline(stderr, an, (uint32_t)st, &(vt_frames){ VT_VIEW_ALL, 0 }, 12);
+    }
 }
 
 static void run_free(fc_run *r)
@@ -305,7 +363,8 @@ int vt_cmd_forecast(int argc, char **argv)
     memset(runs, 0, sizeof runs);
     memset(ft, 0, sizeof ft);
     fc_fit *fits = NULL;
-    size_t nmatched = 0, nunmatched_sites = 0;
+    size_t nmatched = 0, nunmatched_sites = 0, nreduce = 0, nreduce_uncapped = 0;
+    double cap = 0;
     rc = 2;
     for (int i = 0; i < nruns; i++) {
         vt_fit_opts one = fo;
@@ -366,11 +425,24 @@ int vt_cmd_forecast(int argc, char **argv)
     if (!oom) {
         for (size_t k = 0; k < tp->nal; k++) fits[k].c[0] = (double)tp->al[k].size;  /* unmatched: as traced */
         nmatched = start[ns];
-        for (size_t pos = 0; pos < start[ns]; pos++) {
-            double y[MAX_RUNS];
-            for (int i = 0; i < nruns; i++) y[i] = (double)runs[i].al[order[i][pos]].size;
-            fit_sizes(xs, y, nruns, &fits[order[tpi][pos]]);
+        vt_device *dev = vt_replay_device(an.t[tpi].rp, ft[tpi].device);
+        cap = grid_cap(dev);
+        for (size_t pos = 0, st = 0; pos < start[ns]; pos++) {
+            double y[MAX_RUNS], ymax = 0;
+            for (int i = 0; i < nruns; i++) {
+                y[i] = (double)runs[i].al[order[i][pos]].size;
+                if (y[i] > ymax) ymax = y[i];
+            }
+            fc_fit *f = &fits[order[tpi][pos]];
+            fit_sizes(xs, y, nruns, f);
+            while (start[st + 1] <= pos) st++;
+            if (st < an.sites.n && (f->c[1] > 0 || f->c[2] > 0) && is_reduce_staging(&an.sites.sites[st])) {
+                if (!cap) { nreduce_uncapped++; continue; }
+                /* a buffer bigger than the cap already is not the case modelled */
+                if (ymax <= cap) { f->cap = cap; nreduce++; }
+            }
         }
+        if (getenv("VRAMTRACE_FORECAST_DEBUG")) debug_sites(&an, runs, nruns, tpi, order, start, ns, fits);
     }
     for (int i = 0; i < nruns && order; i++) free(order[i]);
     free(order);
@@ -415,6 +487,8 @@ int vt_cmd_forecast(int argc, char **argv)
         vt_json_u64(&j, "allocations_matched", nmatched);
         vt_json_f64(&j, "template_value", tp->x);
         vt_json_u64(&j, "unmatched_sites", nunmatched_sites);
+        vt_json_u64(&j, "reduction_buffers_capped", nreduce);
+        vt_json_u64(&j, "reduction_cap_bytes", (uint64_t)cap);
         vt_json_arr(&j, "values");
         for (int i = 0; i < nshow; i++) {
             vt_json_obj(&j, NULL);
@@ -448,11 +522,18 @@ int vt_cmd_forecast(int argc, char **argv)
         if (nunmatched_sites)
             printf("  %zu site%s allocate%s a different number of times from run to run: %s=%g's sizes kept\n",
                    nunmatched_sites, nunmatched_sites == 1 ? "" : "s", nunmatched_sites == 1 ? "s" : "", knob, tp->x);
+        if (nreduce)
+            printf("  %zu reduction buffer%s (PyTorch's gpu_reduce_kernel) stop at %s, as the device's %u SMs bound "
+                   "them\n", nreduce, nreduce == 1 ? "" : "s", vt_units_size(b1, (uint64_t)cap),
+                   vt_replay_device(an.t[tpi].rp, ft[tpi].device)->sms);
+        else if (nreduce_uncapped)
+            printf("  %zu reduction buffer%s extrapolated linearly: the trace does not say the device's SMs (written "
+                   "before 2026-12-02)\n", nreduce_uncapped, nreduce_uncapped == 1 ? "" : "s");
         printf("  largest %s that fits:", knob);
         for (int i = 0; i < fo.nmem; i++)
             printf("%s %s -> %" PRId64, i ? "," : "", vt_units_size(b1, fo.mem[i]), best[i]);
-        /* A size can stop growing past the runs (a kernel choosing another path at large
-         * sizes: the H200's BERT at batch 512, docs/fit.md); far out, say so. */
+        /* A size can stop growing past the runs (a kernel sizing its scratch by the grid:
+         * grid_cap models PyTorch's reductions, others may hide); far out, say so. */
         double far = 0;
         for (int i = 0; i < fo.nmem; i++)
             if (tp->x > 0 && (double)best[i] / tp->x > far) far = (double)best[i] / tp->x;

@@ -1176,6 +1176,8 @@ static void on_meta(vt_replay *rp, const vt_rec *r)
         d->total = r->size;
         d->cc_major = (unsigned)r->aux0;
         d->cc_minor = (unsigned)r->aux1;
+        d->sms = r->id;
+        d->threads_per_sm = r->line;
         break;
     }
     case VT_REC_NVML_DEVICE: {

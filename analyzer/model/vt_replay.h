@@ -121,6 +121,7 @@ typedef struct {
     uint8_t  uuid[16];
     uint64_t total;
     unsigned cc_major, cc_minor;
+    unsigned sms, threads_per_sm;  /* multiprocessors, and the threads each holds; 0: unknown */
     vt_tracker dev;         /* device memory */
     vt_tracker managed;
 } vt_device;

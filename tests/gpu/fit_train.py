@@ -11,6 +11,8 @@ Without --search: trains --steps steps and prints one JSON line (the last on std
 With --search CAPS (GiB): for each cap, torch.cuda.set_per_process_memory_fraction(cap /
 total) and a search, in this process, of the largest batch on a --grid that trains
 --steps steps without an OOM (doubling, then bisecting); prints {"search": {cap: batch}}.
+With --cap GIB: --batch alone under that cap; prints {"fits": ..., "max_reserved": ...}
+(a batch that trains alone can fail in the search, after its other batches).
 """
 import argparse
 import gc
@@ -72,9 +74,17 @@ def main():
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--search", default=None, help="caps in GiB, comma-separated")
     ap.add_argument("--grid", type=int, default=8)
+    ap.add_argument("--cap", type=float, default=None, help="GiB: --batch alone under this cap")
     a = ap.parse_args()
     import torch
     torch.manual_seed(0)
+    if a.cap:
+        total = torch.cuda.get_device_properties(0).total_memory
+        torch.cuda.set_per_process_memory_fraction(a.cap * 2**30 / total)
+        ok = fits(torch, a.model, a.batch, a.seq, a.amp, a.steps)
+        print(json.dumps({"cap": a.cap, "batch": a.batch, "fits": ok,
+                          "max_reserved": torch.cuda.max_memory_reserved()}))
+        return 0
     if not a.search:
         train(torch, a.model, a.batch, a.seq, a.amp, a.steps)
         print(json.dumps({"ok": True, "max_reserved": torch.cuda.max_memory_reserved(),
