@@ -46,6 +46,7 @@
 #include "vt_stats.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -55,11 +56,23 @@
 #define VT_MEMO_REFRESH  8192u       /* walks not kept for want of room before a reset */
 #define VT_MEMO_STACKS   1024u       /* spliced stack key -> id, direct-mapped */
 
+/* The stacks with Python frames or scopes last made on a kept walk: the key of what
+ * was added to the walk (vt_stack.c) and the stack's id. A native walk runs under a few
+ * Python call paths at most, and this walk's header, just read by the lookup, is in the
+ * cache where the thread's table of stacks (below) is a likely miss a stack. */
+#define VT_KEPT_PY 4
+typedef struct {
+    uint64_t key;          /* 0 = empty */
+    uint32_t id;
+    uint32_t pad_;
+} vt_kept_py;
+
 /* A kept walk: its log, then its frames and their stack pointers. */
 typedef struct {
     uint32_t nreads;
-    uint32_t pad_;
+    uint32_t py_next;      /* the py[] entry to take next (round robin) */
     vt_walk  w;            /* w.ips, w.sps point into rv[], after the log */
+    vt_kept_py py[VT_KEPT_PY];
     uint64_t rv[];         /* nreads (address, value) pairs */
 } vt_kept;
 
@@ -293,6 +306,8 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     }
     vt_kept *k = kept(m, at);
     k->nreads = nlog;
+    k->py_next = 0;
+    memset(k->py, 0, sizeof k->py);
     memcpy(k->rv, m->log, (size_t)nlog * 16);
     uintptr_t *fr = (uintptr_t *)(k->rv + (size_t)nlog * 2);
     memcpy(fr, w->ips, (size_t)w->n * sizeof(uintptr_t));
@@ -310,6 +325,27 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
 void vt_memo_set_id(const vt_walk *w, uint32_t id)
 {
     ((vt_walk *)w)->id = id;  /* w is in this thread's own arena */
+}
+
+static inline vt_kept *kept_of(const vt_walk *w)
+{
+    return (vt_kept *)((char *)(uintptr_t)w - offsetof(vt_kept, w));
+}
+
+uint32_t vt_memo_walk_stack_find(const vt_walk *w, uint64_t key)
+{
+    const vt_kept_py *p = kept_of(w)->py;
+    for (int i = 0; i < VT_KEPT_PY; i++)
+        if (p[i].key == key) return p[i].id;
+    return 0;
+}
+
+void vt_memo_walk_stack_keep(const vt_walk *w, uint64_t key, uint32_t id)
+{
+    vt_kept *k = kept_of(w);
+    vt_kept_py *p = &k->py[k->py_next++ % VT_KEPT_PY];
+    p->key = key;
+    p->id = id;
 }
 
 /* ------------------------------------------------------------------------ *

@@ -26,6 +26,11 @@ uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word);
 void     vt_memo_walked(vt_memo *m, uint32_t nlog);
 void     vt_memo_keep(vt_memo *m, const vt_walk *w);
 void     vt_memo_set_id(const vt_walk *w, uint32_t id);
+/* The id of a stack with Python frames or scopes made on the kept walk w (one the memo
+ * returned or kept), by the key of what was added to it (0: not known), and keeping one:
+ * the last few made on each walk. */
+uint32_t vt_memo_walk_stack_find(const vt_walk *w, uint64_t key);
+void     vt_memo_walk_stack_keep(const vt_walk *w, uint64_t key, uint32_t id);
 /* The id of a stack with Python frames or scopes by its key (0: not known to this
  * thread), and keeping one: a per-thread copy of the process-wide table's entries. */
 uint32_t vt_memo_stack_find(vt_memo *m, uint64_t key);

@@ -293,26 +293,37 @@ static void place_groups(const vt_walk *w, vt_extra *x)
  * chain of loads from the memo's cold copy of the walk, for each group: one per module
  * level in a PyTorch model, each called through the C slot of nn.Module.__call__) cost
  * more than the rest of the lookup. It is done only for a stack this thread has not seen.
- * The price: a stack run on two threads has two keys (the tables map both to one id). */
-static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
+ * The price: a stack run on two threads has two keys (the tables map both to one id).
+ * kw: w when the memo holds it (its last few stacks are asked first, by what was added
+ * alone: the kept walk stands for its frames and where they lie), else NULL. */
+static uint32_t splice(vt_memo *m, const vt_walk *w, const vt_walk *kw, vt_extra *x)
 {
     int n = (int)w->n;
     vt_pystack *ps = &x->py;
-    /* the key: the native walk and where it lies, the scopes, the Python frames' own key
-     * (their ids, each group's end and anchor: vt_py.c) */
-    uint64_t h = vt_mix(w->hash ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
+    /* what is added to the walk: the scopes, the Python frames' own key (their ids, each
+     * group's end and anchor: vt_py.c) */
+    uint64_t a = vt_mix(ps->key ^ 0x53504c4943452121ull, (uint64_t)x->nscope << 32 | (uint64_t)ps->ngroups);
+    for (int i = 0; i < x->nscope; i++) a = vt_mix(a ^ x->scope[i], 0x9e3779b97f4a7c15ull);
+    if (!a) a = 1;
+    uint32_t id = kw ? vt_memo_walk_stack_find(kw, a) : 0;
+    if (VT_LIKELY(id)) {
+        if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_WALK, 1);
+        return id;
+    }
+    /* the key: that, with the native walk and where it lies */
+    uint64_t h = vt_mix(w->hash ^ a, 0xe7037ed1a0b428dbull);
     if (w->sps && n > 0) h = vt_mix(h ^ w->sps[0], w->sps[n - 1] | 1);
-    for (int i = 0; i < x->nscope; i++) h = vt_mix(h ^ x->scope[i], 0x9e3779b97f4a7c15ull);
-    h = vt_mix(h ^ ps->key, 0xe7037ed1a0b428dbull);
     if (!h) h = 1;
-    uint32_t id = m ? vt_memo_stack_find(m, h) : 0;
+    id = m ? vt_memo_stack_find(m, h) : 0;
     if (VT_LIKELY(id)) {
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_SPLICE_LOCAL, 1);
+        if (kw) vt_memo_walk_stack_keep(kw, a, id);
         return id;
     }
     id = leaf_find(h);
     if (VT_LIKELY(id)) {
         if (m) vt_memo_stack_keep(m, h, id);
+        if (kw) vt_memo_walk_stack_keep(kw, a, id);
         return id;
     }
 
@@ -340,6 +351,7 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, vt_extra *x)
     }
     pthread_mutex_unlock(&vt_st.mu);
     if (id && m) vt_memo_stack_keep(m, h, id);
+    if (id && kw) vt_memo_walk_stack_keep(kw, a, id);
     return id;
 }
 
@@ -382,10 +394,11 @@ static __attribute__((noinline)) int extra_of(vt_extra *x)
     return x->nscope || x->py.n;
 }
 
-static __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, vt_extra *x)
+static __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, const vt_walk *kw,
+                                                      vt_extra *x)
 {
     uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
-    uint32_t id = splice(m, w, x);
+    uint32_t id = splice(m, w, kw, x);
     if (VT_UNLIKELY(t0)) vt_stats_add(VT_STAT_NS_SPLICE, vt_now_abs() - t0);
     if (!id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);
     return id;
@@ -440,7 +453,7 @@ uint32_t vt_stack_capture(void)
             return id;
         }
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
-        return capture_extra(m, hit, &x);
+        return capture_extra(m, hit, hit, &x);
     }
     const uintptr_t *sps = spbuf;
     if (VT_UNLIKELY(n < 0)) {
@@ -461,7 +474,7 @@ uint32_t vt_stack_capture(void)
     if (more && extra_of(&x)) {
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
         vt_memo_keep(m, &w);
-        return capture_extra(m, &w, &x);
+        return capture_extra(m, &w, NULL, &x);
     }
     w.id = native_id(&w);
     if (!w.id) atomic_fetch_add_explicit(&vt_st.dropped, 1, memory_order_relaxed);

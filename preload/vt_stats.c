@@ -41,7 +41,8 @@ void vt_stats_print(void)
     vt_warn("stats: %llu events; ns per call: device %llu, stack %llu, ring %llu; "
             "stacks: %llu memo hits of %llu ns, %llu walked of %llu ns and %llu frames "
             "(memo reset %llu times), %llu by libunwind, "
-            "%llu with Python frames or scopes (%llu of them from the thread's copy, %llu new; "
+            "%llu with Python frames or scopes (%llu of them from their walk's list, %llu from the thread's copy, "
+            "%llu new; "
             "%llu ns to splice); Python frames and scopes: %llu ns and %llu frames "
             "(%llu looked up) per stack; "
             "%llu NVTX ranges; writer thread: %llu NVML samples of %llu us, %llu chunks of %llu us",
@@ -53,7 +54,8 @@ void vt_stats_print(void)
             per(VT_STAT_FRAMES_WALKED, VT_STAT_WALKED),
             (unsigned long long)get(VT_STAT_MEMO_RESET),
             (unsigned long long)get(VT_STAT_FALLBACK), (unsigned long long)get(VT_STAT_EXTRA),
-            (unsigned long long)get(VT_STAT_SPLICE_LOCAL), (unsigned long long)get(VT_STAT_SPLICE_NEW),
+            (unsigned long long)get(VT_STAT_SPLICE_WALK), (unsigned long long)get(VT_STAT_SPLICE_LOCAL),
+            (unsigned long long)get(VT_STAT_SPLICE_NEW),
             per(VT_STAT_NS_SPLICE, VT_STAT_EXTRA),
             per(VT_STAT_NS_EXTRA, VT_STAT_N_EXTRA), per(VT_STAT_PY_FRAMES, VT_STAT_N_EXTRA),
             per(VT_STAT_PY_LOOKUP, VT_STAT_N_EXTRA),

@@ -19,7 +19,8 @@ enum {
     VT_STAT_N_EXTRA, VT_STAT_NS_EXTRA,      /* Python frames and scopes collected; their ns */
     VT_STAT_PY_FRAMES, VT_STAT_PY_LOOKUP,   /* Python frames; those the thread had not looked up before */
     VT_STAT_NS_SPLICE,                      /* ns placing them and finding the combined stack's id */
-    VT_STAT_SPLICE_LOCAL, VT_STAT_SPLICE_NEW, /* combined stacks: in the thread's copy; never seen */
+    VT_STAT_SPLICE_WALK, VT_STAT_SPLICE_LOCAL, VT_STAT_SPLICE_NEW, /* combined stacks: on the walk's own
+                                                                      list; in the thread's copy; never seen */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);
