@@ -67,10 +67,25 @@ typedef struct {
     uint32_t pad_;
 } vt_kept_py;
 
+/* The first walks kept that part from a walk (at read i, with value v there) are listed
+ * in its own first two cache lines, next to what the lookup has just read: the branches table, a
+ * probe of a few hundred KiB that missed the cache on most lookups that part somewhere
+ * (perf, tests/bench/bench_blocks.py --module-calls: a fifth of vt_memo_find's time), is
+ * asked only for a walk with more of them. */
+#define VT_KEPT_KIDS 7
+typedef struct {
+    uint64_t v;
+    uint32_t i;
+    uint32_t to;           /* the kept walk */
+} vt_kept_kid;
+
 /* A kept walk: its log, then its frames and their stack pointers. */
 typedef struct {
     uint32_t nreads;
-    uint32_t py_next;      /* the py[] entry to take next (round robin) */
+    uint16_t py_next;      /* the py[] entry to take next (round robin) */
+    uint8_t  nkids;
+    uint8_t  more_kids;    /* others are in the branches table */
+    vt_kept_kid kids[VT_KEPT_KIDS];
     vt_walk  w;            /* w.ips, w.sps point into rv[], after the log */
     vt_kept_py py[VT_KEPT_PY];
     uint64_t rv[];         /* nreads (address, value) pairs */
@@ -161,7 +176,7 @@ vt_memo *vt_memo_get(int max)
     if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
     size_t bytes = sizeof *m + (size_t)cap * 16 + VT_MEMO_ROOTS * sizeof(vt_root)
-                 + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_STACKS * sizeof(vt_stack_ent) + VT_MEMO_ARENA;
+                 + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_STACKS * sizeof(vt_stack_ent) + 64 + VT_MEMO_ARENA;
     bytes = (bytes + VT_MEMO_HUGE - 1) & ~(size_t)(VT_MEMO_HUGE - 1);
     void *p = map_huge(bytes);
     if (!p) return NULL;
@@ -169,12 +184,13 @@ vt_memo *vt_memo_get(int max)
     m->cap = cap;
     m->fmax = (uint32_t)max;
     m->bytes = bytes;
-    m->top = 8;
+    m->top = 64;
     m->log = (uint64_t *)(m + 1);
     m->roots = (vt_root *)(m->log + (size_t)cap * 2);
     m->br = (vt_branch *)(m->roots + VT_MEMO_ROOTS);
     m->stacks = (vt_stack_ent *)(m->br + VT_MEMO_BRANCHES);
-    m->arena = (char *)(m->stacks + VT_MEMO_STACKS);
+    /* kept walks start on cache lines: a walk's first line holds its kids */
+    m->arena = (char *)(((uintptr_t)(m->stacks + VT_MEMO_STACKS) + 63) & ~(uintptr_t)63);
     if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
     vt_memo_tls = m;
     return m;
@@ -217,7 +233,7 @@ static void memo_reset(vt_memo *m)
     memset(m->roots, 0, VT_MEMO_ROOTS * sizeof(vt_root));
     memset(m->br, 0, VT_MEMO_BRANCHES * sizeof(vt_branch));
     m->nroots = m->nbranches = 0;
-    m->top = 8;
+    m->top = 64;
     m->att_from = 0;
     m->refused = 0;
     if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_MEMO_RESET, 1);
@@ -253,7 +269,10 @@ const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
         m->att_from = at;
         m->att_i = i;
         m->att_v = v;
-        at = branch_find(m, at, i, v);
+        uint32_t to = 0;
+        for (int c = 0; c < k->nkids; c++)
+            if (k->kids[c].i == i && k->kids[c].v == v) { to = k->kids[c].to; break; }
+        at = to ? to : k->more_kids ? branch_find(m, at, i, v) : 0;
         i++;   /* the walk found shares reads 0..i with this one */
     }
     return NULL;
@@ -277,7 +296,7 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     uint32_t nlog = m->nlog;
     m->nlog = 0;
     size_t need = sizeof(vt_kept) + (size_t)nlog * 16 + (size_t)w->n * sizeof(uintptr_t) * (w->sps ? 2 : 1);
-    need = (need + 7) & ~(size_t)7;
+    need = (need + 63) & ~(size_t)63;
     if (m->top + need > VT_MEMO_ARENA || m->nroots >= VT_MEMO_ROOTS / 2 || m->nbranches >= VT_MEMO_BRANCHES / 2) {
         if (++m->refused < VT_MEMO_REFRESH) return;  /* full: keep what is known */
         memo_reset(m);
@@ -288,13 +307,18 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
         /* It hangs off the walk it parted from, at the read where it did: the same
          * address, the value this walk read. Anything else would be a walker bug;
          * keeping nothing is then the safe answer. */
-        const vt_kept *p = kept(m, m->att_from);
+        vt_kept *p = kept(m, m->att_from);
         uint32_t i = m->att_i;
         if (i >= nlog || m->log[2 * i] != p->rv[2 * i] || m->log[2 * i + 1] != m->att_v) return;
-        uint32_t s = branch_slot(m->att_from, i, m->att_v);
-        while (m->br[s].to) s = (s + 1) & (VT_MEMO_BRANCHES - 1);
-        m->br[s] = (vt_branch){ .v = m->att_v, .from = m->att_from, .i = i, .to = at };
-        m->nbranches++;
+        if (p->nkids < VT_KEPT_KIDS) {
+            p->kids[p->nkids++] = (vt_kept_kid){ .v = m->att_v, .i = i, .to = at };
+        } else {
+            uint32_t s = branch_slot(m->att_from, i, m->att_v);
+            while (m->br[s].to) s = (s + 1) & (VT_MEMO_BRANCHES - 1);
+            m->br[s] = (vt_branch){ .v = m->att_v, .from = m->att_from, .i = i, .to = at };
+            m->nbranches++;
+            p->more_kids = 1;
+        }
     } else {
         uint32_t s = root_slot(m->rsp0);
         while (m->roots[s].at) {
@@ -307,6 +331,8 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     vt_kept *k = kept(m, at);
     k->nreads = nlog;
     k->py_next = 0;
+    k->nkids = 0;
+    k->more_kids = 0;
     memset(k->py, 0, sizeof k->py);
     memcpy(k->rv, m->log, (size_t)nlog * 16);
     uintptr_t *fr = (uintptr_t *)(k->rv + (size_t)nlog * 2);

@@ -58,11 +58,14 @@ const Known known[] = { { "2.11", 44 } };
 
 // The recorder's entry, found once (set before the tracker is attached, never changed).
 EventFn event_fn;
+// A count for tests and the hook's debug line: a plain load and store, not a locked
+// add (one per block event, on the program's allocating threads; two threads at once
+// may lose a count, which those readers can bear).
 std::atomic<unsigned long> events;
 
 void on_event(const TraceEntryHead &e)
 {
-    events.fetch_add(1, std::memory_order_relaxed);
+    events.store(events.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     event_fn(e.action, e.device, e.addr, e.size, (uint64_t)(uintptr_t)e.stream, (e.pool[0] | e.pool[1]) != 0);
 }
 
