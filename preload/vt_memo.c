@@ -68,7 +68,7 @@ typedef struct {
 } vt_kept_py;
 
 /* The first walks kept that part from a walk (at read i, with value v there) are listed
- * in its own first two cache lines, next to what the lookup has just read: the branches table, a
+ * in its header, next to the log the lookup reads: the branches table, a
  * probe of a few hundred KiB that missed the cache on most lookups that part somewhere
  * (perf, tests/bench/bench_blocks.py --module-calls: a fifth of vt_memo_find's time), is
  * asked only for a walk with more of them. */
@@ -79,17 +79,20 @@ typedef struct {
     uint32_t to;           /* the kept walk */
 } vt_kept_kid;
 
-/* A kept walk: its log, then its frames and their stack pointers. */
+/* A kept walk: its log, then its frames and their stack pointers. What every hit reads
+ * (nreads, w: its id) and the first py[] entry share its first cache line; the kids and
+ * the other entries, read on a branch or a Python stack, the next ones. */
 typedef struct {
     uint32_t nreads;
     uint16_t py_next;      /* the py[] entry to take next (round robin) */
     uint8_t  nkids;
     uint8_t  more_kids;    /* others are in the branches table */
-    vt_kept_kid kids[VT_KEPT_KIDS];
     vt_walk  w;            /* w.ips, w.sps point into rv[], after the log */
     vt_kept_py py[VT_KEPT_PY];
+    vt_kept_kid kids[VT_KEPT_KIDS];
     uint64_t rv[];         /* nreads (address, value) pairs */
 } vt_kept;
+_Static_assert(offsetof(vt_kept, py) + sizeof(vt_kept_py) <= 64, "vt_kept: the hot fields in one line");
 
 typedef struct {
     uintptr_t rsp0;
