@@ -192,7 +192,7 @@ vt_memo *vt_memo_get(int max)
     m->roots = (vt_root *)(m->log + (size_t)cap * 2);
     m->br = (vt_branch *)(m->roots + VT_MEMO_ROOTS);
     m->stacks = (vt_stack_ent *)(m->br + VT_MEMO_BRANCHES);
-    /* kept walks start on cache lines: a walk's first line holds its kids */
+    /* kept walks start on cache lines: a walk's first line holds what every hit reads */
     m->arena = (char *)(((uintptr_t)(m->stacks + VT_MEMO_STACKS) + 63) & ~(uintptr_t)63);
     if (pthread_setspecific(vt_memo_key, m) != 0) { munmap(p, bytes); return NULL; }
     vt_memo_tls = m;
