@@ -202,11 +202,12 @@ void vt_summary_print(FILE *f, const vt_analysis *a, char *const *shown, const c
         }
         /* a run of several processes: the first two in full, the others by their peak */
         if (i >= 2) continue;
+        /* a run that died of an OOM: that first, the answer to why it stopped */
+        ooms(&o, a, t);
         categories(&o, a, tk);
         gap(&o, t, bestd);
         layers(&o, a, tk);
         sites(&o, a, tk, a->n > 1 ? 3 : 5);
-        ooms(&o, a, t);
     }
     o.lines = o.lines < VT_SUMMARY_LINES - 1 ? o.lines : VT_SUMMARY_LINES - 1;
     char paths[400];

@@ -12,6 +12,10 @@ LD_LIBRARY_PATH=$fake VRAMTRACE_LIB=$lib "$vt" run -o "$work/s.vtrace" -- "$prog
     > /dev/null 2> "$work/summary.txt"
 grep -q "OUT OF MEMORY (2 OOMs; the first) at .*: 32.0 MiB over PyTorch's cap; asked by" "$work/summary.txt" \
     || { echo "the summary does not lead with the allocator's refusal:"; cat "$work/summary.txt"; exit 1; }
+oom_at=$(grep -n "OUT OF MEMORY" "$work/summary.txt" | head -1 | cut -d: -f1)
+cat_at=$(grep -n "by category:" "$work/summary.txt" | head -1 | cut -d: -f1)
+[ -n "$oom_at" ] && [ -n "$cat_at" ] && [ "$oom_at" -lt "$cat_at" ] \
+    || { echo "the OOM comes after the categories:"; cat "$work/summary.txt"; exit 1; }
 # and sums the categories as report does: the idle segment bytes in no category, by name,
 # in order of size with them
 grep -q "by category: weights 41.0 MiB 59%, (idle cache) 24.0 MiB 35%, temporary 3.00 MiB 4%" "$work/summary.txt" &&
