@@ -365,6 +365,7 @@ int vt_cmd_forecast(int argc, char **argv)
     fc_fit *fits = NULL;
     size_t nmatched = 0, nunmatched_sites = 0, nreduce = 0, nreduce_uncapped = 0;
     double cap = 0;
+    unsigned sms = 0;
     rc = 2;
     for (int i = 0; i < nruns; i++) {
         vt_fit_opts one = fo;
@@ -425,8 +426,9 @@ int vt_cmd_forecast(int argc, char **argv)
     if (!oom) {
         for (size_t k = 0; k < tp->nal; k++) fits[k].c[0] = (double)tp->al[k].size;  /* unmatched: as traced */
         nmatched = start[ns];
-        vt_device *dev = vt_replay_device(an.t[tpi].rp, ft[tpi].device);
+        const vt_device *dev = vt_replay_device(an.t[tpi].rp, ft[tpi].device);
         cap = grid_cap(dev);
+        sms = dev ? dev->sms : 0;
         for (size_t pos = 0, st = 0; pos < start[ns]; pos++) {
             double y[MAX_RUNS], ymax = 0;
             for (int i = 0; i < nruns; i++) {
@@ -524,8 +526,7 @@ int vt_cmd_forecast(int argc, char **argv)
                    nunmatched_sites, nunmatched_sites == 1 ? "" : "s", nunmatched_sites == 1 ? "s" : "", knob, tp->x);
         if (nreduce)
             printf("  %zu reduction buffer%s (PyTorch's gpu_reduce_kernel) stop at %s, as the device's %u SMs bound "
-                   "them\n", nreduce, nreduce == 1 ? "" : "s", vt_units_size(b1, (uint64_t)cap),
-                   vt_replay_device(an.t[tpi].rp, ft[tpi].device)->sms);
+                   "them\n", nreduce, nreduce == 1 ? "" : "s", vt_units_size(b1, (uint64_t)cap), sms);
         else if (nreduce_uncapped)
             printf("  %zu reduction buffer%s extrapolated linearly: the trace does not say the device's SMs (written "
                    "before 2026-12-02)\n", nreduce_uncapped, nreduce_uncapped == 1 ? "" : "s");
