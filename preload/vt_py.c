@@ -189,11 +189,6 @@ int vt_py_eval_ip(uintptr_t ip)
     return ip - 1 >= vt_api.eval_lo && ip - 1 < vt_api.eval_hi;
 }
 
-uintptr_t vt_py_eval_lo(void)
-{
-    return vt_api.eval_lo;
-}
-
 /* ------------------------------------------------------------------------ *
  *  Code locations -> PYFRAME ids
  * ------------------------------------------------------------------------ */
