@@ -153,6 +153,29 @@ static void text_oom(const vt_analysis *a, int ti, const vt_oom *oo, const rep_o
     free(rows);
 }
 
+/* A run that died of an OOM: the first one, right under the peak, so that the first
+ * screen says why the run stopped and who asked; every OOM, with what was live then,
+ * comes after the sites ("out of memory"). */
+static void text_oom_head(const vt_analysis *a, const vt_replay_result *res, int dev, size_t nooms,
+                          const rep_opts *o)
+{
+    const vt_oom *oo = NULL;
+    for (size_t i = 0; i < res->nooms && !oo; i++)
+        if (res->ooms[i].device == dev) oo = &res->ooms[i];
+    if (!oo) return;
+    char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF];
+    printf("  OUT OF MEMORY at %s: %s of %s failed", vt_units_time(tb, oo->time), vt_kind_name(oo->kind),
+           vt_units_size(b1, oo->size));
+    if (oo->kind == VT_KIND_TORCH_BLOCK && oo->free_bytes > oo->size)
+        printf(" under PyTorch's own cap (free %s)", vt_units_size(b2, oo->free_bytes));
+    else if (oo->total_bytes)
+        printf(" (free %s of %s)", vt_units_size(b2, oo->free_bytes), vt_units_size(b3, oo->total_bytes));
+    if (nooms > 1) printf("; the first of %zu", nooms);
+    printf("\n    asked by ");
+    vt_show_site_inline(stdout, a, oo->site, &o->frames, 3);
+    printf("    (every OOM and what was live then: \"out of memory\", below)\n");
+}
+
 static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o)
 {
     const vt_trace *t = &a->t[ti];
@@ -172,6 +195,10 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     const vt_tracker *tk = &d->dev;
     printf("  peak %s at %s, %" PRIu64 " allocation%s live\n", vt_units_size(b1, tk->peak),
            vt_units_time(tb, tk->peak_time), tk->peak_count, tk->peak_count == 1 ? "" : "s");
+    size_t nooms = 0;
+    for (size_t i = 0; i < res->nooms; i++)
+        if (res->ooms[i].device == dev) nooms++;
+    if (nooms) text_oom_head(a, res, dev, nooms, o);
     if (tk->peak) {
         vt_cat_extra cx;
         nvml_extra(rp, dev, &cx);
@@ -202,9 +229,6 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
         printf("  managed memory: peak %s at %s, live at the end %s\n", vt_units_size(b1, d->managed.peak),
                vt_units_time(tb, d->managed.peak_time), vt_units_size(b2, d->managed.live));
 
-    size_t nooms = 0;
-    for (size_t i = 0; i < res->nooms; i++)
-        if (res->ooms[i].device == dev) nooms++;
     if (nooms) {
         printf("  out of memory: %zu event%s\n", nooms, nooms == 1 ? "" : "s");
         size_t shown = 0;
