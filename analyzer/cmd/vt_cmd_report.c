@@ -164,10 +164,11 @@ static void text_oom_head(const vt_analysis *a, const vt_replay_result *res, int
         if (res->ooms[i].device == dev) oo = &res->ooms[i];
     if (!oo) return;
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF];
-    printf("  OUT OF MEMORY at %s: %s of %s failed", vt_units_time(tb, oo->time), vt_kind_name(oo->kind),
-           vt_units_size(b1, oo->size));
+    printf("  OUT OF MEMORY at %s: ", vt_units_time(tb, oo->time));
+    if (oo->kind == VT_KIND_TORCH_BLOCK) printf("PyTorch's allocator refused %s", vt_units_size(b1, oo->size));
+    else printf("%s of %s failed", vt_kind_name(oo->kind), vt_units_size(b1, oo->size));
     if (oo->kind == VT_KIND_TORCH_BLOCK && oo->free_bytes > oo->size)
-        printf(" under PyTorch's own cap (free %s)", vt_units_size(b2, oo->free_bytes));
+        printf(" under its own cap (%s free on the device)", vt_units_size(b2, oo->free_bytes));
     else if (oo->total_bytes)
         printf(" (free %s of %s)", vt_units_size(b2, oo->free_bytes), vt_units_size(b3, oo->total_bytes));
     if (nooms > 1) printf("; the first of %zu", nooms);

@@ -24,6 +24,11 @@ grep -q "by category: weights 41.0 MiB 59%, (idle cache) 24.0 MiB 35%, temporary
     || { echo "the summary's categories or sites are not report's:"; cat "$work/summary.txt"; exit 1; }
 "$vt" report --json "$trace" > "$work/report.json"
 "$vt" report "$trace" > "$work/report.txt"
+# report's first screen too: the first OOM right under the peak, before the categories
+grep -A1 "^  peak " "$work/report.txt" | grep -q "^  OUT OF MEMORY at .*: PyTorch's allocator refused 32.0 MiB under its own cap (.* free on the device); the first of 2$" \
+    && [ "$(grep -n "^  OUT OF MEMORY" "$work/report.txt" | head -1 | cut -d: -f1)" -lt "$(grep -n "by category at the peak" "$work/report.txt" | head -1 | cut -d: -f1)" ] \
+    && grep -A1 "^  OUT OF MEMORY" "$work/report.txt" | grep -q "^    asked by .*refused" \
+    || { echo "report's first OOM is not under the peak:"; head -20 "$work/report.txt"; exit 1; }
 "$vt" top --by category "$trace" >> "$work/report.txt"
 # the private pool's segment says so (aux0 = 1), the default pool's do not
 "$vt" dump "$trace" | grep "op=torch_segment " | sed 's/.* size=\([0-9]*\) aux0=\([0-9]*\).*/segment \1 aux0=\2/' > "$work/segs.txt"
