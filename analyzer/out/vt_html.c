@@ -91,6 +91,22 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt
         vt_html_esc(f, vt_units_size(b1, s->end_live));
         fputs(" live at the end", f);
     }
+    /* a run that died of an OOM says so where the page starts (the chart marks each) */
+    const vt_replay_result *rr = vt_replay_result_of(a->t[0].rp);
+    const vt_oom *oom1 = NULL;
+    size_t nooms = 0;
+    for (size_t i = 0; i < rr->nooms; i++)
+        if (s->device == VT_ALL_DEVICES || rr->ooms[i].device == s->device)
+            if (!nooms++) oom1 = &rr->ooms[i];
+    if (oom1) {
+        fputs(" &middot; <b class=\"vt-oom\">out of memory</b> at ", f);
+        vt_html_esc(f, vt_units_time(b2, oom1->time));
+        fputs(": ", f);
+        vt_html_esc(f, vt_units_size(b1, oom1->size));
+        fputs(" asked by ", f);
+        vt_html_esc(f, vt_row_name(a, VT_BY_SITE, oom1->site));
+        if (nooms > 1) fprintf(f, " (the first of %zu)", nooms);
+    }
     fputs("</p>\n<p class=\"vt-sub\">", f);
     vt_html_esc(f, sub);
     fputs("</p>\n<div id=\"vt-errors\" class=\"vt-errors\"></div>\n"
