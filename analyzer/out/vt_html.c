@@ -104,7 +104,9 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt
         fputs(": ", f);
         vt_html_esc(f, vt_units_size(b1, oom1->size));
         fputs(" asked by ", f);
-        vt_html_esc(f, vt_row_name(a, VT_BY_SITE, oom1->site));
+        char asked[600];
+        vt_show_site_text(asked, sizeof asked, a, oom1->site, 3);
+        vt_html_esc(f, asked);
         if (nooms > 1) fprintf(f, " (the first of %zu)", nooms);
     }
     fputs("</p>\n<p class=\"vt-sub\">", f);
@@ -189,7 +191,9 @@ int vt_html_timeline(FILE *f, const vt_analysis *a, const vt_series *s, const vt
         if (s->device != VT_ALL_DEVICES && o->device != s->device) continue;
         if (o->time < s->t0 || o->time > s->t1) continue;
         fprintf(f, "%s{\"t\":%" PRIu64 ",\"size\":%" PRIu64 ",\"site\":", first ? "" : ",", o->time, o->size);
-        vt_export_jstr(f, vt_row_name(a, VT_BY_SITE, o->site));
+        char site[600];
+        vt_show_site_text(site, sizeof site, a, o->site, 3);
+        vt_export_jstr(f, site);
         fputc('}', f);
         first = 0;
     }

@@ -221,6 +221,19 @@ void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_
     free(o);
 }
 
+void vt_show_site_text(char *buf, size_t n, const vt_analysis *a, uint32_t site, int lines)
+{
+    if (!n) return;
+    buf[0] = 0;
+    FILE *m = fmemopen(buf, n, "w");
+    if (!m) return;
+    vt_show_site_inline(m, a, site, &(vt_frames){ VT_VIEW_USER, 0 }, lines);
+    fclose(m);
+    buf[n - 1] = 0;
+    size_t k = strlen(buf);
+    while (k && buf[k - 1] == '\n') buf[--k] = 0;
+}
+
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site)
 {
     const vt_site *s = site < a->sites.n ? &a->sites.sites[site] : NULL;

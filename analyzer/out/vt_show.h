@@ -45,6 +45,8 @@ void vt_show_site(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames 
 /* At most `lines` lines of site s as fr says, on one line joined by " <- " (" via "),
  * then a newline; frames without their module. */
 void vt_show_site_inline(FILE *f, const vt_analysis *a, uint32_t site, const vt_frames *fr, int lines);
+/* The same in the user's view, into buf (cut to n bytes, no newline). */
+void vt_show_site_text(char *buf, size_t n, const vt_analysis *a, uint32_t site, int lines);
 /* The site as JSON members "op" (when one is named) and "frames": [...], every frame
  * with its class. */
 void vt_show_site_json(vt_json *j, const vt_analysis *a, uint32_t site);

@@ -49,14 +49,7 @@ static void site_text(const vt_analysis *a, uint32_t site, int nlines, char *buf
                                                    : VT_ROW_POOL_NAME ": " VT_ROW_POOL_WHAT);
         return;
     }
-    buf[0] = 0;
-    FILE *m = fmemopen(buf, n, "w");
-    if (!m) return;
-    vt_show_site_inline(m, a, site, &(vt_frames){ VT_VIEW_USER, 0 }, nlines);
-    fclose(m);
-    buf[n - 1] = 0;
-    size_t k = strlen(buf);
-    while (k && buf[k - 1] == '\n') buf[--k] = 0;
+    vt_show_site_text(buf, n, a, site, nlines);
 }
 
 static double pct(uint64_t part, uint64_t whole)

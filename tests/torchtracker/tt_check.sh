@@ -29,6 +29,10 @@ grep -A1 "^  peak " "$work/report.txt" | grep -q "^  OUT OF MEMORY at .*: PyTorc
     && [ "$(grep -n "^  OUT OF MEMORY" "$work/report.txt" | head -1 | cut -d: -f1)" -lt "$(grep -n "by category at the peak" "$work/report.txt" | head -1 | cut -d: -f1)" ] \
     && grep -A1 "^  OUT OF MEMORY" "$work/report.txt" | grep -q "^    asked by .*refused" \
     || { echo "report's first OOM is not under the peak:"; head -20 "$work/report.txt"; exit 1; }
+# and the timeline's first line, by the line that asked (not the allocator's frames)
+"$vt" timeline "$trace" -o "$work/t.html" 2> /dev/null
+grep -q "out of memory</b> at [^:]*: 32.0 MiB asked by refused (tt_prog.c:56) &lt;- play" "$work/t.html" \
+    || { echo "the timeline's first line does not name the OOM's line:"; grep -o "vt-sub.*out of memory.*" "$work/t.html"; exit 1; }
 "$vt" top --by category "$trace" >> "$work/report.txt"
 # the private pool's segment says so (aux0 = 1), the default pool's do not
 "$vt" dump "$trace" | grep "op=torch_segment " | sed 's/.* size=\([0-9]*\) aux0=\([0-9]*\).*/segment \1 aux0=\2/' > "$work/segs.txt"
