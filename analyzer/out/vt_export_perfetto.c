@@ -9,6 +9,7 @@
  * vt_export_counters.h walks them. */
 #include "vt_export.h"
 #include "vt_export_common.h"
+#include "vt_show.h"
 #include "vt_export_counters.h"
 #include "vt_series.h"
 #include "vt_names.h"
@@ -101,7 +102,9 @@ int vt_export_perfetto_json(FILE *f, const vt_analysis *a, const vt_export_opts 
         vt_export_jstr(f, vt_kind_name(oo->kind));
         fprintf(f, ",\"free\":%" PRIu64 ",\"total\":%" PRIu64 ",\"live\":%" PRIu64 ",\"site\":", oo->free_bytes,
                 oo->total_bytes, oo->live);
-        vt_export_jstr(f, vt_row_name(a, VT_BY_SITE, oo->site));
+        char site[600];   /* as report names it: the op, the user's line, the chain */
+        vt_show_site_text(site, sizeof site, a, oo->site, 3);
+        vt_export_jstr(f, site);
         fputs("}}", f);
     }
     fputs("\n]}\n", f);

@@ -257,14 +257,8 @@ static int put_timeline(FILE *f, const vt_analysis *a, const vt_export_opts *o, 
         annot_u(an, anp, &nan, "total", oo->total_bytes);
         annot_u(an, anp, &nan, "live", oo->live);
         /* the site on one line as report shows it: the op, the user's line, the chain */
-        char site[512] = "";
-        FILE *m = fmemopen(site, sizeof site, "w");
-        if (m) {
-            vt_show_site_inline(m, a, oo->site, &(vt_frames){ VT_VIEW_USER, 0 }, 3);
-            fclose(m);
-        }
-        site[sizeof site - 1] = 0;
-        site[strcspn(site, "\n")] = 0;
+        char site[512];
+        vt_show_site_text(site, sizeof site, a, oo->site, 3);
         annot(an, anp, &nan, "site")->string_value = site;
         err = put_instant(f, a, "OOM", oo->time, anp, nan, oo->site);
     }

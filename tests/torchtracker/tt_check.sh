@@ -33,6 +33,9 @@ grep -A1 "^  peak " "$work/report.txt" | grep -q "^  OUT OF MEMORY at .*: PyTorc
 "$vt" timeline "$trace" -o "$work/t.html" 2> /dev/null
 grep -q "out of memory</b> at [^:]*: 32.0 MiB asked by refused (tt_prog.c:56) &lt;- play" "$work/t.html" \
     || { echo "the timeline's first line does not name the OOM's line:"; grep -o "vt-sub.*out of memory.*" "$work/t.html"; exit 1; }
+"$vt" export --format perfetto-json "$trace" -o "$work/t.json"
+grep -q '"name":"OOM".*"site":"refused (tt_prog.c:56) ' "$work/t.json" \
+    || { echo "the Perfetto export's OOM does not name its line:"; grep -o '"name":"OOM".*' "$work/t.json" | head -1; exit 1; }
 "$vt" top --by category "$trace" >> "$work/report.txt"
 # the private pool's segment says so (aux0 = 1), the default pool's do not
 "$vt" dump "$trace" | grep "op=torch_segment " | sed 's/.* size=\([0-9]*\) aux0=\([0-9]*\).*/segment \1 aux0=\2/' > "$work/segs.txt"
