@@ -84,14 +84,10 @@ static void user_lines(const vt_site *s, size_t max, slines *o)
      * for the reader (C++ templates): say where it ran instead. With Python frames but
      * none of the user's own (a model library's layers recomputed by a checkpoint in a
      * backward, on autograd's thread), those frames, innermost first. */
-    if (s->op && has_py) {
-        size_t before = o->n;
-        for (uint32_t i = 0; i < s->nframes; i++)
+    if (s->op) {
+        for (uint32_t i = 0; has_py && i < s->nframes; i++)
             if (chain_frame(&s->frames[i])) add(o, NULL, &s->frames[i], "<- ", max);
-        if (o->n > before) return;
-    }
-    if (s->op && !has_py) {
-        for (uint32_t i = 0; i < s->nframes; i++)
+        for (uint32_t i = 0; !has_py && i < s->nframes; i++)
             if (s->frames[i].function && strstr(s->frames[i].function, "torch::autograd::Engine::")) {
                 add(o, "[backward, on autograd's thread: no Python frames]", NULL, "<- ", max);
                 break;
