@@ -156,13 +156,8 @@ static void text_oom(const vt_analysis *a, int ti, const vt_oom *oo, const rep_o
 /* A run that died of an OOM: the first one, right under the peak, so that the first
  * screen says why the run stopped and who asked; every OOM, with what was live then,
  * comes after the sites ("out of memory"). */
-static void text_oom_head(const vt_analysis *a, const vt_replay_result *res, int dev, size_t nooms,
-                          const rep_opts *o)
+static void text_oom_head(const vt_analysis *a, const vt_oom *oo, size_t nooms, const rep_opts *o)
 {
-    const vt_oom *oo = NULL;
-    for (size_t i = 0; i < res->nooms && !oo; i++)
-        if (res->ooms[i].device == dev) oo = &res->ooms[i];
-    if (!oo) return;
     char b1[VT_UNITS_BUF], b2[VT_UNITS_BUF], b3[VT_UNITS_BUF], tb[VT_UNITS_BUF];
     printf("  OUT OF MEMORY at %s: ", vt_units_time(tb, oo->time));
     if (oo->kind == VT_KIND_TORCH_BLOCK) printf("PyTorch's allocator refused %s", vt_units_size(b1, oo->size));
@@ -197,9 +192,10 @@ static void text_device(const vt_analysis *a, int ti, int dev, const rep_opts *o
     printf("  peak %s at %s, %" PRIu64 " allocation%s live\n", vt_units_size(b1, tk->peak),
            vt_units_time(tb, tk->peak_time), tk->peak_count, tk->peak_count == 1 ? "" : "s");
     size_t nooms = 0;
+    const vt_oom *first = NULL;
     for (size_t i = 0; i < res->nooms; i++)
-        if (res->ooms[i].device == dev) nooms++;
-    if (nooms) text_oom_head(a, res, dev, nooms, o);
+        if (res->ooms[i].device == dev && !nooms++) first = &res->ooms[i];
+    if (first) text_oom_head(a, first, nooms, o);
     if (tk->peak) {
         vt_cat_extra cx;
         nvml_extra(rp, dev, &cx);
