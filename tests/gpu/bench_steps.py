@@ -92,10 +92,19 @@ def set_recording(on):
         raise SystemExit("bench_steps.py: +paused needs vramtrace run (vramtrace_set_recording not found)")
 
 
+def sample_tagger():
+    """tests/gpu/vt_sample.c's vtsample_tag when that profiler is preloaded, else a no-op."""
+    import ctypes
+    f = getattr(ctypes.CDLL(None), "vtsample_tag", None) if os.environ.get("VTSAMPLE_DIR") else None
+    return f if f is not None else (lambda t: None)
+
+
 def ab_blocks(torch, args, step):
     """Times each mode of --ab in turn, --block steps at a time, until each has had
-    --steps steps; returns {mode: {"median_ms", "min_ms", "steps"}}."""
+    --steps steps; returns {mode: {"median_ms", "min_ms", "steps"}}. Under
+    tests/gpu/vt_sample.c the timed steps of mode i (from 0) are tagged i + 1."""
     modes = [m.strip() for m in args.ab.split(",") if m.strip()]
+    tag = sample_tagger()
     times = {m: [] for m in modes}
     for m in modes:  # one untimed step each: autocast caches, scaler, history buffers
         amp, _, flag = m.partition("+")
@@ -121,10 +130,12 @@ def ab_blocks(torch, args, step):
                 set_recording(False)
             for _ in range(args.block):
                 torch.cuda.synchronize()
+                tag(modes.index(m) + 1)
                 t0 = time.perf_counter()
                 step(None if amp == "fp32" else amp)
                 torch.cuda.synchronize()
                 times[m].append((time.perf_counter() - t0) * 1e3)
+                tag(0)
             if flag == "history":
                 stop_history(torch)
             if flag == "paused":
