@@ -91,7 +91,13 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
     if (i >= CAP) { atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed); return; }
     buf[i].tid = my_tid;
     buf[i].tag = atomic_load_explicit(&tag, memory_order_relaxed);
+#if defined(__x86_64__)
     buf[i].pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    buf[i].pc = (uint64_t)uc->uc_mcontext.pc;
+#else
+    buf[i].pc = 0;
+#endif
 }
 
 static int by_tid_pc(const void *a, const void *b)
