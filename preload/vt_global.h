@@ -16,10 +16,6 @@
 #define VT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define VT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define VT_TLS __thread __attribute__((tls_model("initial-exec")))
-/* The functions every traced allocation runs: the compiler puts them in .text.hot, which
- * the linker lays out together, so that a capture runs from a few pages of code rather
- * than from all over the recorder (docs/benchmarks.md, section 7, "Fifth pass"). */
-#define VT_HOT __attribute__((hot))
 
 enum {
     VT_ST_OFF = 0,      /* never traced: bad config, VRAMTRACE_DISABLE, fork child, write error */

@@ -90,9 +90,6 @@ typedef struct {
     vt_walk  w;            /* w.ips, w.sps point into rv[], after the log */
     vt_kept_py py[VT_KEPT_PY];
     vt_kept_kid kids[VT_KEPT_KIDS];
-    uintptr_t rsp0;        /* its start */
-    uint32_t next;         /* the walk this thread found after it, the last time; 0 = none */
-    uint32_t pad_;
     uint64_t rv[];         /* nreads (address, value) pairs */
 } vt_kept;
 _Static_assert(offsetof(vt_kept, py) + sizeof(vt_kept_py) <= 64, "vt_kept: the hot fields in one line");
@@ -128,9 +125,6 @@ struct vt_memo {
     uint32_t   att_from, att_i;  /* where the last lookup ended: what a new walk hangs off */
     uint64_t   att_v;
     uint32_t   nlog;       /* the walk just done: pairs logged; 0 = not to be kept */
-    uint32_t   last;       /* the kept walk of this thread's last capture; 0 = none */
-    uint32_t   guess;      /* the walk that came after it the last time; 0 = none */
-    uint32_t   prev;       /* during a walk after a miss: the last one before it */
     uint32_t   refused;    /* walks not kept since the last reset, for want of room */
     uint64_t  *log;        /* cap pairs */
     vt_root   *roots;
@@ -179,7 +173,7 @@ static void *map_huge(size_t bytes)
     return p;
 }
 
-VT_HOT vt_memo *vt_memo_get(int max)
+vt_memo *vt_memo_get(int max)
 {
     vt_memo *m = vt_memo_tls;
     if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
@@ -245,75 +239,18 @@ static void memo_reset(vt_memo *m)
     m->top = 64;
     m->att_from = 0;
     m->refused = 0;
-    m->last = m->prev = m->guess = 0;
     if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_MEMO_RESET, 1);
 }
 
 /* ------------------------------------------------------------------------ *
  *  Lookup and keeping
  * ------------------------------------------------------------------------ */
-/* How many of the n logged reads from read i on still hold their values (n - i: all). */
-static inline uint32_t log_holds(const uint64_t *rv, uint32_t i, uint32_t n)
-{
-    /* four words a test: the loads are independent, one branch for the four */
-    for (; i + 4 <= n; i += 4) {
-        const uint64_t *p = rv + 2 * i;
-        uint64_t d = (*(const uint64_t *)(uintptr_t)p[0] ^ p[1]) | (*(const uint64_t *)(uintptr_t)p[2] ^ p[3])
-                   | (*(const uint64_t *)(uintptr_t)p[4] ^ p[5]) | (*(const uint64_t *)(uintptr_t)p[6] ^ p[7]);
-        if (d) break;
-    }
-    for (; i < n; i++)
-        if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) break;
-    return i;
-}
-
-/* The lines a lookup of the kept walk at reads first: its header and the start of its
- * log. */
-#define VT_MEMO_AHEAD 24
-
-/* This thread's capture found (or kept) the walk at, after the walk prev: prev's
- * successor is at, and at's last successor is fetched into the cache now, while the
- * program runs, so that the next capture, which is most often that walk again (a
- * training step allocates in the same order each time), finds its header and log there
- * instead of in memory (a chain of misses: the roots table, the header, the log). */
-static inline void found(vt_memo *m, uint32_t prev, uint32_t at)
-{
-    if (prev) {
-        vt_kept *p = kept(m, prev);
-        if (p->next != at) p->next = at;
-    }
-    m->last = at;
-    m->guess = kept(m, at)->next;
-}
-
-VT_HOT void vt_memo_prefetch(const vt_memo *m)
-{
-    if (!m || !m->guess) return;
-    const char *q = (const char *)kept(m, m->guess);
-    for (int l = 0; l < VT_MEMO_AHEAD; l++) __builtin_prefetch(q + 64 * l, 0, 3);
-}
-
-VT_HOT const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
+const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
 {
     m->rbp0 = rbp0;
     m->rsp0 = rsp0;
     m->att_from = 0;
     m->nlog = 0;
-    uint32_t prev = m->last;
-    m->last = m->guess = 0;
-    m->prev = prev;
-    /* First the walk that came after the last one the last time: when its start is this
-     * one and all its reads still hold, it is the walk the tree below would find (two
-     * kept walks from one start part at some read, so they cannot both hold). */
-    uint32_t guess = prev ? kept(m, prev)->next : 0;
-    if (guess) {
-        const vt_kept *g = kept(m, guess);
-        if (g->rsp0 == rsp0 && log_holds(g->rv, 0, g->nreads) == g->nreads) {
-            if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_MEMO_GUESS, 1);
-            found(m, 0, guess);
-            return &g->w;
-        }
-    }
     uint32_t at = root_find(m, rsp0), i = 0;
     while (at) {
         const vt_kept *k = kept(m, at);
@@ -321,11 +258,16 @@ VT_HOT const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
         /* Every address was a word of this thread's stack at or above rsp0 when it was
          * logged (or m->rbp0), so it is readable now: the start is the same. */
         uint32_t nr = k->nreads;
-        i = log_holds(rv, i, nr);
-        if (i == nr) {
-            found(m, prev, at);
-            return &k->w;
+        /* four words a test: the loads are independent, one branch for the four */
+        for (; i + 4 <= nr; i += 4) {
+            const uint64_t *p = rv + 2 * i;
+            uint64_t d = (*(const uint64_t *)(uintptr_t)p[0] ^ p[1]) | (*(const uint64_t *)(uintptr_t)p[2] ^ p[3])
+                       | (*(const uint64_t *)(uintptr_t)p[4] ^ p[5]) | (*(const uint64_t *)(uintptr_t)p[6] ^ p[7]);
+            if (d) break;
         }
+        for (; i < nr; i++)
+            if (*(const uint64_t *)(uintptr_t)rv[2 * i] != rv[2 * i + 1]) break;
+        if (i == nr) return &k->w;
         uint64_t v = *(const uint64_t *)(uintptr_t)rv[2 * i];
         m->att_from = at;
         m->att_i = i;
@@ -394,8 +336,6 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     k->py_next = 0;
     k->nkids = 0;
     k->more_kids = 0;
-    k->rsp0 = m->rsp0;
-    k->next = 0;
     memset(k->py, 0, sizeof k->py);
     memcpy(k->rv, m->log, (size_t)nlog * 16);
     uintptr_t *fr = (uintptr_t *)(k->rv + (size_t)nlog * 2);
@@ -409,11 +349,9 @@ void vt_memo_keep(vt_memo *m, const vt_walk *w)
     }
     m->top += (uint32_t)need;
     m->att_from = 0;
-    found(m, m->prev, at);
-    m->prev = 0;
 }
 
-VT_HOT void vt_memo_set_id(const vt_walk *w, uint32_t id)
+void vt_memo_set_id(const vt_walk *w, uint32_t id)
 {
     ((vt_walk *)w)->id = id;  /* w is in this thread's own arena */
 }
@@ -423,7 +361,7 @@ static inline vt_kept *kept_of(const vt_walk *w)
     return (vt_kept *)((char *)(uintptr_t)w - offsetof(vt_kept, w));
 }
 
-VT_HOT uint32_t vt_memo_walk_stack_find(const vt_walk *w, uint64_t key)
+uint32_t vt_memo_walk_stack_find(const vt_walk *w, uint64_t key)
 {
     const vt_kept_py *p = kept_of(w)->py;
     for (int i = 0; i < VT_KEPT_PY; i++)
@@ -431,7 +369,7 @@ VT_HOT uint32_t vt_memo_walk_stack_find(const vt_walk *w, uint64_t key)
     return 0;
 }
 
-VT_HOT void vt_memo_walk_stack_keep(const vt_walk *w, uint64_t key, uint32_t id)
+void vt_memo_walk_stack_keep(const vt_walk *w, uint64_t key, uint32_t id)
 {
     vt_kept *k = kept_of(w);
     vt_kept_py *p = &k->py[k->py_next++ % VT_KEPT_PY];
@@ -452,13 +390,13 @@ static inline vt_stack_ent *stack_slot(vt_memo *m, uint64_t key)
     return &m->stacks[(key * 0x9e3779b97f4a7c15ull) >> (64 - 10)];
 }
 
-VT_HOT uint32_t vt_memo_stack_find(vt_memo *m, uint64_t key)
+uint32_t vt_memo_stack_find(vt_memo *m, uint64_t key)
 {
     const vt_stack_ent *e = stack_slot(m, key);
     return e->key == key ? e->id : 0;
 }
 
-VT_HOT void vt_memo_stack_keep(vt_memo *m, uint64_t key, uint32_t id)
+void vt_memo_stack_keep(vt_memo *m, uint64_t key, uint32_t id)
 {
     vt_stack_ent *e = stack_slot(m, key);
     e->key = key;

@@ -22,7 +22,6 @@ typedef struct {
 int      vt_memo_init(void);
 vt_memo *vt_memo_get(int max);
 const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0);
-void     vt_memo_prefetch(const vt_memo *m);  /* asks the cache for the walk likely found next */
 uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word);
 void     vt_memo_walked(vt_memo *m, uint32_t nlog);
 void     vt_memo_keep(vt_memo *m, const vt_walk *w);

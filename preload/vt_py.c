@@ -408,41 +408,15 @@ typedef struct {
     uint32_t  pad_;
 } vt_pyseen_ent;
 
-/* The thread's last walk, kept by the one after it: a frame is first looked for there,
- * among the next few entries after the last one found (the outer frames of two walks in
- * a row are mostly the same frames at the same places, in the same order), and the table
- * is probed only for the others. Those entries are read in order from a few lines the
- * last capture wrote; each table probe is a line of its own, out of the cache after a
- * step's work between two allocations (on the H200, sampled: the probe's load was the
- * walk's costliest instruction). */
-#define VT_PL_SCAN 8       /* entries of the last walk looked at for a frame */
-#define VT_PL_CHAIN 48     /* frames of the last walk fetched ahead (vt_py_prefetch) */
-
 typedef struct {
     vt_pyseen_ent e[VT_PL_SLOTS];            /* (frame, code, instruction) -> id, direct-mapped */
-    uint32_t      cur;                       /* last[cur] is the last walk */
-    uint32_t      nlast[2];
-    vt_pyseen_ent last[2][VT_PY_MAX];        /* innermost first: the frames that got an id */
-    uint32_t      nchain;
-    uintptr_t     chain[VT_PL_CHAIN];        /* every frame the last walk went through */
 } vt_pyseen;
-
 
 /* Per thread: its earlier lookups. Mapped at the thread's first walk with frames,
  * unmapped when it exits. */
 static VT_TLS vt_pyseen *vt_pl;
 static pthread_key_t vt_pl_key;
 static int vt_pl_key_ok;
-
-VT_HOT void vt_py_prefetch(void)
-{
-    const vt_pyseen *pl = vt_pl;
-    if (!pl) return;
-    for (uint32_t i = 0; i < pl->nchain; i++) {
-        __builtin_prefetch((const void *)pl->chain[i], 0, 3);
-        __builtin_prefetch((const char *)pl->chain[i] + 64, 0, 3);
-    }
-}
 
 static void pl_free(void *p)
 {
@@ -533,12 +507,7 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     /* ps->n in a register (the id stores could alias it), stored at the end */
     int n = ps->n;
     uint64_t key = 0;
-    const vt_pyseen_ent *old = pl ? pl->last[pl->cur] : NULL;
-    vt_pyseen_ent *now = pl ? pl->last[pl->cur ^ 1] : NULL;
-    uint32_t nold = pl ? pl->nlast[pl->cur] : 0, k = 0;
-    uint32_t nc = 0;
     for (int left = 4096; f && left > 0 && n < VT_PY_MAX; left--) {
-        if (pl && nc < VT_PL_CHAIN) pl->chain[nc++] = (uintptr_t)f;
         char owner = f[o_owner];
         if (minor >= 12 && owner >= VT_PY_OWNED_CSTACK) {
             /* the entry frame is a local of its C call: 3.12/3.13 FRAME_OWNED_BY_CSTACK,
@@ -548,22 +517,8 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
             /* 3.14: f_executable is a _PyStackRef, its low bit a tag */
             PyObj *code = minor >= 13 ? (PyObj *)((uintptr_t)field(f, o_code) & ~(uintptr_t)3) : field(f, o_code);
             const char *instr = (const char *)field(f, o_instr);
-            uint32_t id = 0;
-            if (pl) {
-                uint32_t j = k, lim = k + VT_PL_SCAN < nold ? k + VT_PL_SCAN : nold;
-                while (j < lim && old[j].frame != (uintptr_t)f) j++;
-                if (j < lim) {
-                    k = j + 1;
-                    if (old[j].instr == (uintptr_t)instr && old[j].code == (uintptr_t)code) id = old[j].id;
-                }
-                if (id) {
-                    if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_PY_LAST, 1);
-                } else {
-                    id = kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr);
-                }
-            }
+            uint32_t id = pl ? kept_id(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr) : 0;
             if (id) {
-                if (now) now[n] = (vt_pyseen_ent){ (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id, 0 };
                 ps->id[n++] = id;
                 key = key_id(key, id);
             } else if (is_code(code)) {
@@ -575,7 +530,6 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
                     id = loc_id(code, off >= 0 && off < (1L << 30) ? (int32_t)off : 0);
                     if (id) {
                         remember(pl, (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id);
-                        if (now) now[n] = (vt_pyseen_ent){ (uintptr_t)f, (uintptr_t)code, (uintptr_t)instr, id, 0 };
                         ps->id[n++] = id;
                         key = key_id(key, id);
                     }
@@ -591,14 +545,9 @@ static inline __attribute__((always_inline)) void walk_frames(const vt_pylayout 
     ps->n = n;
     close_group(ps, n, 0, &key);  /* frames after the last boundary: no native frame known */
     ps->key = key;
-    if (pl) {
-        pl->nlast[pl->cur ^ 1] = (uint32_t)n;
-        pl->cur ^= 1;
-        pl->nchain = nc;
-    }
 }
 
-VT_HOT int vt_py_capture(vt_pystack *ps)
+int vt_py_capture(vt_pystack *ps)
 {
     ps->n = ps->ngroups = 0;
     ps->key = 0;

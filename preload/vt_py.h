@@ -26,6 +26,5 @@ void vt_py_try_init(void);       /* looks the interpreter up (not on a hot path)
 int  vt_py_capture(vt_pystack *ps); /* how many frames; 0 for a thread Python never ran on */
 int  vt_py_eval_ip(uintptr_t ip);   /* ip is inside the interpreter loop (3.9) */
 void vt_py_init(void);              /* constructor */
-void vt_py_prefetch(void);          /* asks the cache for the frames of the thread's last walk */
 
 #endif /* VT_PY_H */

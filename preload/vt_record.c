@@ -111,14 +111,14 @@ static inline void push(uint8_t type, unsigned kind, int device, unsigned flags,
 /* ------------------------------------------------------------------------ *
  *  Events
  * ------------------------------------------------------------------------ */
-VT_HOT void vt_rec_alloc(unsigned kind, uint64_t addr, uint64_t size, uint64_t stream, unsigned flags, int device)
+void vt_rec_alloc(unsigned kind, uint64_t addr, uint64_t size, uint64_t stream, unsigned flags, int device)
 {
     if (!ready()) return;
     uint32_t stack = stack_here();
     push(VT_REC_ALLOC, kind, device, flags, stack, addr, size, stream, 0);
 }
 
-VT_HOT void vt_rec_free(unsigned kind, uint64_t addr, uint64_t stream, unsigned flags, int device)
+void vt_rec_free(unsigned kind, uint64_t addr, uint64_t stream, unsigned flags, int device)
 {
     if (!ready()) return;
     uint32_t stack = vt_g.cfg.free_stacks ? stack_here() : 0;

@@ -96,7 +96,7 @@ int vt_ring_init(uint32_t n)
     return 0;
 }
 
-static VT_HOT int try_push(const vt_ring_ev *e)
+static int try_push(const vt_ring_ev *e)
 {
     uint64_t pos = atomic_load_explicit(&vt_r.head, memory_order_relaxed);
     for (;;) {
@@ -155,7 +155,7 @@ static __attribute__((noinline)) int push_wait(const vt_ring_ev *e)
     return rc;
 }
 
-VT_HOT int vt_ring_push(const vt_ring_ev *e)
+int vt_ring_push(const vt_ring_ev *e)
 {
     if (VT_LIKELY(try_push(e) == 0)) return 0;
     return push_wait(e);

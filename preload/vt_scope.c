@@ -177,7 +177,7 @@ void vt_scope_end(uint64_t id)
 /* ------------------------------------------------------------------------ *
  *  Collecting
  * ------------------------------------------------------------------------ */
-VT_HOT int vt_scope_collect(uint32_t *sids, int max)
+int vt_scope_collect(uint32_t *sids, int max)
 {
     vt_scope_t *s = vt_scp;
     if (!s) return 0;

@@ -137,7 +137,7 @@ static inline uint64_t node_hash(uint32_t parent, uint64_t ip)
 /* ------------------------------------------------------------------------ *
  *  Tables
  * ------------------------------------------------------------------------ */
-static VT_HOT uint32_t leaf_find(uint64_t h)
+static uint32_t leaf_find(uint64_t h)
 {
     vt_leaf_tab *t = atomic_load_explicit(&vt_st.leaf, memory_order_acquire);
     uint64_t mask = t->mask;
@@ -356,7 +356,7 @@ static uint32_t splice(vt_memo *m, const vt_walk *w, const vt_walk *kw, vt_extra
 }
 
 /* Under no lock: the stack id of the native frames alone. */
-static VT_HOT uint32_t native_id(const vt_walk *w)
+static uint32_t native_id(const vt_walk *w)
 {
     uint32_t id = leaf_find(w->hash);
     if (VT_LIKELY(id)) return id;
@@ -380,7 +380,7 @@ static VT_HOT uint32_t native_id(const vt_walk *w)
  * ------------------------------------------------------------------------ */
 /* Rare paths of a capture that has scopes or Python frames: kept out of line so the
  * native-only path stays small. Returns 0 when there is nothing to add. */
-static VT_HOT __attribute__((noinline)) int extra_of(vt_extra *x)
+static __attribute__((noinline)) int extra_of(vt_extra *x)
 {
     uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
     x->nscope = vt_scope_live ? vt_scope_collect(x->scope, VT_SCOPE_MAX) : 0;
@@ -394,7 +394,7 @@ static VT_HOT __attribute__((noinline)) int extra_of(vt_extra *x)
     return x->nscope || x->py.n;
 }
 
-static VT_HOT __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, const vt_walk *kw,
+static __attribute__((noinline)) uint32_t capture_extra(vt_memo *m, const vt_walk *w, const vt_walk *kw,
                                                       vt_extra *x)
 {
     uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
@@ -421,7 +421,7 @@ static __attribute__((noinline)) int unwind_slow(void **ips, uintptr_t *sps, int
     return n;
 }
 
-VT_HOT uint32_t vt_stack_capture(void)
+uint32_t vt_stack_capture(void)
 {
     int depth = vt_g.cfg.depth;
     if (depth <= 0 || !atomic_load_explicit(&vt_st.leaf, memory_order_relaxed)) return 0;
@@ -434,12 +434,6 @@ VT_HOT uint32_t vt_stack_capture(void)
     int more = vt_scope_live || atomic_load_explicit(&vt_py_found, memory_order_relaxed);
     if (VT_LIKELY(!vt_g.cfg.libunwind)) {
         m = vt_memo_get(depth + VT_SKIP_MAX);
-        /* What this capture will most likely read, asked for together now: the lines of
-         * the walk that came next last time, the Python frames of the thread's last
-         * walk (a chain of dependent loads otherwise, each out of the cache after the
-         * program's work since the last allocation). */
-        vt_memo_prefetch(m);
-        if (more) vt_py_prefetch();
         uint64_t t0 = VT_UNLIKELY(vt_g.cfg.stats) ? vt_now_abs() : 0;
         n = vt_unwind(buf, spbuf, depth + VT_SKIP_MAX, m, &hit);
         if (VT_UNLIKELY(t0)) {

@@ -39,18 +39,17 @@ void vt_stats_print(void)
 {
     if (!vt_g.cfg.stats) return;
     vt_warn("stats: %llu events; ns per call: device %llu, stack %llu, ring %llu; "
-            "stacks: %llu memo hits of %llu ns (%llu on the walk that came next before), %llu walked of %llu ns and %llu frames "
+            "stacks: %llu memo hits of %llu ns, %llu walked of %llu ns and %llu frames "
             "(memo reset %llu times), %llu by libunwind, "
             "%llu with Python frames or scopes (%llu of them from their walk's list, %llu from the thread's copy, "
             "%llu new; "
             "%llu ns to splice); Python frames and scopes: %llu ns and %llu frames "
-            "(%llu looked up, %llu from the thread's last walk) per stack; "
+            "(%llu looked up) per stack; "
             "%llu NVTX ranges; writer thread: %llu NVML samples of %llu us, %llu chunks of %llu us",
             (unsigned long long)get(VT_STAT_EVENTS),
             per(VT_STAT_NS_DEVICE, VT_STAT_N_DEVICE), per(VT_STAT_NS_STACK, VT_STAT_N_STACK),
             per(VT_STAT_NS_PUSH, VT_STAT_EVENTS),
             (unsigned long long)get(VT_STAT_MEMO_HIT), per(VT_STAT_NS_HIT, VT_STAT_MEMO_HIT),
-            (unsigned long long)get(VT_STAT_MEMO_GUESS),
             (unsigned long long)get(VT_STAT_WALKED), per(VT_STAT_NS_WALK, VT_STAT_WALKED),
             per(VT_STAT_FRAMES_WALKED, VT_STAT_WALKED),
             (unsigned long long)get(VT_STAT_MEMO_RESET),
@@ -59,7 +58,7 @@ void vt_stats_print(void)
             (unsigned long long)get(VT_STAT_SPLICE_NEW),
             per(VT_STAT_NS_SPLICE, VT_STAT_EXTRA),
             per(VT_STAT_NS_EXTRA, VT_STAT_N_EXTRA), per(VT_STAT_PY_FRAMES, VT_STAT_N_EXTRA),
-            per(VT_STAT_PY_LOOKUP, VT_STAT_N_EXTRA), per(VT_STAT_PY_LAST, VT_STAT_N_EXTRA),
+            per(VT_STAT_PY_LOOKUP, VT_STAT_N_EXTRA),
             (unsigned long long)get(VT_STAT_NVTX), (unsigned long long)get(VT_STAT_N_NVML), per(VT_STAT_NS_NVML, VT_STAT_N_NVML) / 1000,
             (unsigned long long)get(VT_STAT_N_FLUSH), per(VT_STAT_NS_FLUSH, VT_STAT_N_FLUSH) / 1000);
 }

@@ -21,8 +21,6 @@ enum {
     VT_STAT_NS_SPLICE,                      /* ns placing them and finding the combined stack's id */
     VT_STAT_SPLICE_WALK, VT_STAT_SPLICE_LOCAL, VT_STAT_SPLICE_NEW, /* combined stacks: on the walk's own
                                                                       list; in the thread's copy; never seen */
-    VT_STAT_MEMO_GUESS,                     /* memo hits on the walk that followed the thread's last one */
-    VT_STAT_PY_LAST,                        /* Python frames whose id came from the thread's last walk */
     VT_STAT_COUNT
 };
 void vt_stats_add(int which, uint64_t v);

@@ -17,7 +17,7 @@ enum { TE_ALLOC, TE_FREE_REQUESTED, TE_FREE_COMPLETED, TE_SEGMENT_ALLOC, TE_SEGM
        TE_SEGMENT_MAP, TE_SEGMENT_UNMAP, TE_SNAPSHOT, TE_OOM };
 
 /* private_pool: the block's pool id is not (0, 0): a CUDA graph's pool or a MemPool. */
-VT_EXPORT VT_HOT void vramtrace_torch_event(int action, int device, uint64_t addr, uint64_t size,
+VT_EXPORT void vramtrace_torch_event(int action, int device, uint64_t addr, uint64_t size,
                                      uint64_t stream, int private_pool)
 {
     if (!vt_enter()) return;  /* inside the recorder already (a wrapper's own call) */

@@ -571,7 +571,7 @@ static uintptr_t stack_hi(uintptr_t rsp)
  * each return address is in (its frame spans [sps[i], sps[i + 1])). Returns how many,
  * or -1 when a frame needs libunwind. With a memo (vt_memo.c): returns 0 and sets *hit
  * when the memo knows the walk; else logs the words the walk reads for it. */
-VT_HOT __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit)
+__attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_memo *m, const vt_walk **hit)
 {
     /* This function keeps a frame pointer (built with -fno-omit-frame-pointer): its frame
      * record holds the caller's FP. Its CFA is the caller's SP at the call: on x86-64 just
