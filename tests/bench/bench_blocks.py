@@ -37,6 +37,8 @@ ap.add_argument("--module-calls", action="store_true",
                      "__call__ (a C-level entry into the interpreter per level) instead of directly")
 ap.add_argument("--thrash", type=int, default=0, metavar="KB",
                 help="KiB each operator reads (and writes) before its events: cold caches, as in a real program")
+ap.add_argument("--tlb", type=int, default=0, metavar="PAGES",
+                help="4 KiB pages each operator reads a word of before its events: the TLB cold, as in a real program")
 a = ap.parse_args()
 
 lib = ctypes.CDLL(a.lib)
@@ -50,6 +52,8 @@ native.restype = ctypes.c_uint64
 D = a.depth
 if lib.bb_thrash(a.thrash):
     sys.exit("bench_blocks.py: no memory for --thrash")
+if lib.bb_tlb(a.tlb):
+    sys.exit("bench_blocks.py: no memory for --tlb")
 BASE = 0x7e0000000000
 state = [BASE]
 

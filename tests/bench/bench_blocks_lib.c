@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 typedef void (*bb_event_fn)(int action, int device, uint64_t addr, uint64_t size, uint64_t stream, int pool);
@@ -59,10 +60,34 @@ __attribute__((visibility("default"))) int bb_thrash(int kb)
     return 0;
 }
 
+/* What each operator touches besides (bb_tlb): one word on each of that many 4 KiB pages,
+ * so that the recorder's pages are out of the TLB as in a program with a large working
+ * set, at the price of few cache lines (a different line of each page, in turn). */
+static volatile uint64_t *bb_pages;
+static size_t bb_npages;
+
+/* Each operator then reads a word of each of n pages (4 KiB, not huge) before its
+ * events; 0 (the default) reads none. Returns 0, or -1 when the memory is not there. */
+__attribute__((visibility("default"))) int bb_tlb(int n)
+{
+    if (bb_pages) munmap((void *)bb_pages, bb_npages * 4096);
+    bb_pages = NULL;
+    bb_npages = 0;
+    if (n <= 0) return 0;
+    void *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    (void)madvise(p, (size_t)n * 4096, MADV_NOHUGEPAGE);
+    bb_pages = p;
+    bb_npages = (size_t)n;
+    for (size_t i = 0; i < bb_npages; i++) bb_pages[i * 512 + (i % 64) * 8] = i;  /* touched: mapped */
+    return 0;
+}
+
 static inline void leaf(uint64_t addr, uint64_t size, uint64_t free_addr)
 {
     uint64_t s = 0;
     for (size_t i = 0; i < bb_junk_words; i += 8) s += bb_junk[i]++;
+    for (size_t i = 0; i < bb_npages; i++) s += bb_pages[i * 512 + (i % 64) * 8];
     bb_sink += s;
     bb_ev(BB_ALLOC, 0, addr, size, 0, 0);
     if (free_addr) bb_ev(BB_FREE_COMPLETED, 0, free_addr, size, 0, 0);
