@@ -12,8 +12,6 @@ rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/fakecuda
 cp -a "$build"/bin/* .gpu/bin/
 cp -a "$build"/lib/*.so* .gpu/lib/ 2>/dev/null || true
 cp -a "$build"/lib/vramtrace_py .gpu/lib/  # the --torch-modules start-up hook
-# the sampling profiler of tests/gpu/vt_sample.c (the GPU machine has no perf)
-${CC:-cc} -O2 -shared -fPIC -o .gpu/lib/libvtsample.so tests/gpu/vt_sample.c -ldl -lpthread -lrt
 libdir=/usr/lib/x86_64-linux-gnu
 for l in libunwind.so.8 libunwind-x86_64.so.8 libdw.so.1 libprotobuf-c.so.1; do
   cp -L "$libdir/$l" .gpu/lib/

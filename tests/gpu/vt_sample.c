@@ -4,13 +4,16 @@
  *
  *   LD_PRELOAD=.gpu/lib/libvtsample.so VTSAMPLE_DIR=/tmp/s vramtrace run -- python3 ...
  *
- * Every VTSAMPLE_US microseconds of the process's CPU time (a POSIX timer on
- * CLOCK_PROCESS_CPUTIME_ID, default 200; unlike ITIMER_PROF it does not outlive an exec
- * into a program that has no handler yet) the kernel stops the thread that is running and this records its program counter and thread
- * id, with the tag the program last gave through vtsample_tag() (bench_steps.py: the mode
- * of the steps it times). At exit it writes VTSAMPLE_DIR/samples.<pid>.txt: "tid tag pc
- * count" lines, then the
- * thread names it can still read and the process's memory map, for
+ * Every VTSAMPLE_US microseconds (default 200) of each thread's own CPU time, or with
+ * VTSAMPLE_CLOCK=wall of the wall clock, the thread is stopped and this records its
+ * program counter and thread id, with the tag the program last gave through
+ * vtsample_tag() (bench_steps.py: the mode of the step it times). One POSIX timer a
+ * thread, made in the thread itself (pthread_create is wrapped for that); POSIX timers,
+ * unlike ITIMER_PROF, die with an exec, before a new program has its handler. CPU-time
+ * timers fire at the kernel's tick at best (~200 a second a thread on the GPU machine);
+ * wall-clock ones sample a waiting thread too, where it waits. At exit it writes
+ * VTSAMPLE_DIR/samples.<pid>.txt: "tid tag pc count" lines, then the names of the
+ * threads still there and the process's memory map, for
  * tests/gpu/sample_report.py to turn into functions. A tool for measuring, not part of
  * vramtrace: it changes the program's signals (SIGPROF) and is loaded only by hand. */
 #define _GNU_SOURCE
@@ -38,7 +41,7 @@ static _Atomic uint32_t nsamples;
 static _Atomic uint32_t lost;
 /* What the program is doing, as it says through vtsample_tag (0 until it does). */
 static _Atomic uint32_t tag;
-static __thread uint32_t my_tid;
+static __thread __attribute__((tls_model("initial-exec"))) uint32_t my_tid;  /* read in the handler: no lazy TLS */
 static char dir[512];
 static clockid_t clock_kind = CLOCK_THREAD_CPUTIME_ID;
 static long period_us = 200;
@@ -100,7 +103,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
 #endif
 }
 
-static int by_tid_pc(const void *a, const void *b)
+static int by_tid_tag_pc(const void *a, const void *b)
 {
     const sample *x = a, *y = b;
     if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
@@ -141,7 +144,7 @@ __attribute__((destructor)) static void stop(void)
     signal(SIGPROF, SIG_IGN);  /* the threads' timers still run */
     uint32_t n = atomic_load(&nsamples);
     if (n > CAP) n = CAP;
-    qsort(buf, n, sizeof *buf, by_tid_pc);
+    qsort(buf, n, sizeof *buf, by_tid_tag_pc);
     char path[600];
     snprintf(path, sizeof path, "%s/samples.%d.txt", dir, (int)getpid());
     FILE *f = fopen(path, "w");
