@@ -39,6 +39,9 @@ ap.add_argument("--thrash", type=int, default=0, metavar="KB",
                 help="KiB each operator reads (and writes) before its events: cold caches, as in a real program")
 ap.add_argument("--tlb", type=int, default=0, metavar="PAGES",
                 help="4 KiB pages each operator reads a word of before its events: the TLB cold, as in a real program")
+ap.add_argument("--mark", action="store_true",
+                help="bracket each block handed out from Python by stores to a fixed page, per mode (bench_pages.sh)")
+ap.add_argument("--maps", default=None, help="write the process's memory map there at the end (bench_pages.sh)")
 a = ap.parse_args()
 
 lib = ctypes.CDLL(a.lib)
@@ -126,6 +129,8 @@ for _ in range(a.warmup):
         native(a.native, D, 8)
 while any(len(v) < a.steps for v in py_ns.values()):
     for m in modes:
+        if a.mark and lib.bb_mark(2 if m == "paused" else 1):
+            sys.exit("bench_blocks.py: no page for --mark")
         if m == "paused":
             set_recording(False)
         for _ in range(a.block):
@@ -136,6 +141,8 @@ while any(len(v) < a.steps for v in py_ns.values()):
                 nat_ns[m].append(native(a.native, D, 8) / a.native)
         if m == "paused":
             set_recording(True)
+        if a.mark:
+            lib.bb_mark(0)
 for m in modes:
     line = "mode=%s py_ns_per_pair=%.1f" % (m, statistics.median(py_ns[m]))
     if a.native:
@@ -147,3 +154,6 @@ if traced:
         line += " native_ns_per_pair=%.1f" % (statistics.median(nat_ns["on"]) - statistics.median(nat_ns["paused"]))
     print(line)
 sys.stdout.flush()
+if a.maps:
+    with open("/proc/self/maps") as f, open(a.maps, "w") as o:
+        o.write(f.read())

@@ -65,6 +65,7 @@ __attribute__((visibility("default"))) int bb_thrash(int kb)
  * set, at the price of few cache lines (a different line of each page, in turn). */
 static volatile uint64_t *bb_pages;
 static size_t bb_npages;
+static volatile uint64_t *volatile bb_mark_at;   /* bb_mark: the pair of words of the mode */
 
 /* Each operator then reads a word of each of n pages (4 KiB, not huge) before its
  * events; 0 (the default) reads none. Returns 0, or -1 when the memory is not there. */
@@ -83,13 +84,37 @@ __attribute__((visibility("default"))) int bb_tlb(int n)
     return 0;
 }
 
+/* Stores that bracket each block handed out (bb_mark), for a trace of every memory
+ * access (bench_pages.sh, valgrind's lackey) to tell the recorder's accesses from the
+ * rest: a fixed page, one pair of words per mode. */
+#define BB_MARKS 0x600000000000ull
+static volatile uint64_t *bb_marks;
+
+/* mode 1 (recording) or 2 (paused): later blocks are bracketed by stores to the words
+ * at BB_MARKS + 128 * (mode - 1) and 64 bytes after; 0: no stores. Returns 0, or -1
+ * when the page is not there. */
+__attribute__((visibility("default"))) int bb_mark(int mode)
+{
+    if (mode && !bb_marks) {
+        void *p = mmap((void *)BB_MARKS, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+        if (p != (void *)BB_MARKS) return -1;
+        bb_marks = p;
+    }
+    bb_mark_at = mode ? bb_marks + 16 * (mode - 1) : NULL;
+    return 0;
+}
+
 static inline void leaf(uint64_t addr, uint64_t size, uint64_t free_addr)
 {
     uint64_t s = 0;
     for (size_t i = 0; i < bb_junk_words; i += 8) s += bb_junk[i]++;
     for (size_t i = 0; i < bb_npages; i++) s += bb_pages[i * 512 + (i % 64) * 8];
     bb_sink += s;
+    volatile uint64_t *mk = bb_mark_at;
+    if (mk) mk[0] = 1;
     bb_ev(BB_ALLOC, 0, addr, size, 0, 0);
+    if (mk) mk[8] = 1;
     if (free_addr) bb_ev(BB_FREE_COMPLETED, 0, free_addr, size, 0, 0);
 }
 
