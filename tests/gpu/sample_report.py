@@ -9,8 +9,10 @@ nm and readelf where the program ran).
 
 The counts are samples (one per VTSAMPLE_US); "%" is of all samples. Where the program
 tagged its samples (bench_steps.py --ab: tag i+1 for the steps of mode i), the report
-also sets tag 1 against tag 2, per object and per function, in samples and in ms a step
-(--us, the sampling period, times the samples over --steps, the steps of each mode)."""
+also sets tag 1 against tag 2, per object and per function, in ms a step (--us, the
+sampling period, times the samples over --steps, the steps of each mode). In an object
+with no symbol table (libc, libpython, PyTorch's libraries) a function is named by the
+nearest exported symbol before it: a place, not always the function's own name."""
 import argparse
 import bisect
 import collections
