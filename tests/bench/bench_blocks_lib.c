@@ -65,7 +65,6 @@ __attribute__((visibility("default"))) int bb_thrash(int kb)
  * set, at the price of few cache lines (a different line of each page, in turn). */
 static volatile uint64_t *bb_pages;
 static size_t bb_npages;
-static volatile uint64_t *volatile bb_mark_at;   /* bb_mark: the pair of words of the mode */
 
 /* Each operator then reads a word of each of n pages (4 KiB, not huge) before its
  * events; 0 (the default) reads none. Returns 0, or -1 when the memory is not there. */
@@ -89,6 +88,7 @@ __attribute__((visibility("default"))) int bb_tlb(int n)
  * rest: a fixed page, one pair of words per mode. */
 #define BB_MARKS 0x600000000000ull
 static volatile uint64_t *bb_marks;
+static volatile uint64_t *bb_mark_at;   /* the pair of words of the mode; NULL: no stores */
 
 /* mode 1 (recording) or 2 (paused): later blocks are bracketed by stores to the words
  * at BB_MARKS + 128 * (mode - 1) and 64 bytes after; 0: no stores. Returns 0, or -1

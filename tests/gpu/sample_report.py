@@ -91,14 +91,17 @@ def main():
     by_thread, by_obj, by_fn, mine, tags = (collections.Counter() for _ in range(5))
     obj_tag, fn_tag = collections.Counter(), collections.Counter()
     total = sum(s[-1] for s in samples)
+    # each sample's mapping, once: the objects' shares decide which get symbolized
+    where = []
     per_obj = collections.Counter()
     for _, _, pc, n in samples:
         i = bisect.bisect_right(starts, pc) - 1
-        if i >= 0 and pc < maps[i][1]:
+        i = i if i >= 0 and pc < maps[i][1] else -1
+        where.append(i)
+        if i >= 0:
             per_obj[maps[i][3]] += n
-    for tid, tag, pc, n in samples:
-        i = bisect.bisect_right(starts, pc) - 1
-        if i >= 0 and pc < maps[i][1]:
+    for (tid, tag, pc, n), i in zip(samples, where):
+        if i >= 0:
             lo, _, off, path = maps[i]
             obj = path.rsplit("/", 1)[-1]
             if path not in syms:
