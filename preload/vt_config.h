@@ -20,6 +20,7 @@ typedef struct {
     int      disable;
     int      libunwind;           /* VRAMTRACE_LIBUNWIND=1: every stack through libunwind */
     int      python;              /* VRAMTRACE_PYTHON: Python frames in stacks (default 1) */
+    int      interp_frames;       /* VRAMTRACE_INTERPRETER_FRAMES=1: no cut of the walk (vt_pycut.c) */
     int      stats;               /* VRAMTRACE_STATS=1: time the recorder's own parts (vt_stats.c) */
     uint32_t ring_slots;          /* power of two */
     int      rank;                /* VT_RANK_VARS, else local_rank (vt_format.h) */

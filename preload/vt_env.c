@@ -98,6 +98,8 @@ int vt_env_parse(vt_config *cfg)
     cfg->libunwind = (int)v;
     if (parse_num("VRAMTRACE_PYTHON", 0, 1, 1, &v)) return -1;
     cfg->python = (int)v;
+    if (parse_num("VRAMTRACE_INTERPRETER_FRAMES", 0, 1, 0, &v)) return -1;
+    cfg->interp_frames = (int)v;
     if (parse_num("VRAMTRACE_STATS", 0, 1, 0, &v)) return -1;
     cfg->stats = (int)v;
     if (parse_num("VRAMTRACE_RING", 1024, 1L << 24, 65536, &v)) return -1;

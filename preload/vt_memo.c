@@ -127,6 +127,7 @@ struct vt_memo {
     uint32_t   nlog;       /* the walk just done: pairs logged; 0 = not to be kept */
     uint32_t   refused;    /* walks not kept since the last reset, for want of room */
     uint64_t  *log;        /* cap pairs */
+    uint32_t  *frame_at;   /* fmax: pairs logged when each frame of the walk was known */
     vt_root   *roots;
     vt_branch *br;
     vt_stack_ent *stacks;
@@ -178,7 +179,7 @@ vt_memo *vt_memo_get(int max)
     vt_memo *m = vt_memo_tls;
     if (VT_LIKELY(m) || !vt_memo_key_ok) return m;
     uint32_t cap = (uint32_t)max * 3;   /* at most 3 reads per frame */
-    size_t bytes = sizeof *m + (size_t)cap * 16 + VT_MEMO_ROOTS * sizeof(vt_root)
+    size_t bytes = sizeof *m + (size_t)cap * 16 + (size_t)max * 4 + 8 + VT_MEMO_ROOTS * sizeof(vt_root)
                  + VT_MEMO_BRANCHES * sizeof(vt_branch) + VT_MEMO_STACKS * sizeof(vt_stack_ent) + 64 + VT_MEMO_ARENA;
     bytes = (bytes + VT_MEMO_HUGE - 1) & ~(size_t)(VT_MEMO_HUGE - 1);
     void *p = map_huge(bytes);
@@ -189,7 +190,8 @@ vt_memo *vt_memo_get(int max)
     m->bytes = bytes;
     m->top = 64;
     m->log = (uint64_t *)(m + 1);
-    m->roots = (vt_root *)(m->log + (size_t)cap * 2);
+    m->frame_at = (uint32_t *)(m->log + (size_t)cap * 2);
+    m->roots = (vt_root *)(((uintptr_t)(m->frame_at + max) + 7) & ~(uintptr_t)7);
     m->br = (vt_branch *)(m->roots + VT_MEMO_ROOTS);
     m->stacks = (vt_stack_ent *)(m->br + VT_MEMO_BRANCHES);
     /* kept walks start on cache lines: a walk's first line holds what every hit reads */
@@ -281,16 +283,30 @@ const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0)
     return NULL;
 }
 
-uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word)
+uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word, uint32_t **frame_at)
 {
     *cap = m->cap;
     *rbp0_word = (uintptr_t)&m->rbp0;
+    *frame_at = m->frame_at;
     return m->log;
 }
 
 void vt_memo_walked(vt_memo *m, uint32_t nlog)
 {
     m->nlog = nlog;
+}
+
+/* The walk is a pure function of its start and of the words it read up to frame f: the
+ * log cut there is the log of a walk that stops at f. It cannot be kept where the lookup
+ * that missed parted from a kept walk at a later read than the cut: it would be the same
+ * walk as that one up to its end. */
+int vt_memo_cut(vt_memo *m, uint32_t f)
+{
+    if (!m->nlog || f >= m->fmax) return 0;
+    uint32_t nlog = m->frame_at[f];
+    if (!nlog || nlog > m->nlog || (m->att_from && m->att_i >= nlog)) return 0;
+    m->nlog = nlog;
+    return 1;
 }
 
 void vt_memo_keep(vt_memo *m, const vt_walk *w)

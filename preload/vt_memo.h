@@ -17,13 +17,15 @@ typedef struct {
 } vt_walk;
 /* This thread's memo of walks (NULL if none); a lookup at a walk's start (the walk it
  * finds, or NULL); the log a walk after a miss fills (cap pairs; the address that
- * stands for the starting RBP); how much it logged; keeping it with what it produced;
- * the stack id of a walk the memo returned. */
+ * stands for the starting RBP; for each frame, the pairs logged when it was known); how
+ * much it logged; the walk to be kept only up to its frame f, exclusive (0: it cannot
+ * be); keeping it with what it produced; the stack id of a walk the memo returned. */
 int      vt_memo_init(void);
 vt_memo *vt_memo_get(int max);
 const vt_walk *vt_memo_find(vt_memo *m, uintptr_t rsp0, uintptr_t rbp0);
-uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word);
+uint64_t *vt_memo_log(vt_memo *m, uint32_t *cap, uintptr_t *rbp0_word, uint32_t **frame_at);
 void     vt_memo_walked(vt_memo *m, uint32_t nlog);
+int      vt_memo_cut(vt_memo *m, uint32_t f);
 void     vt_memo_keep(vt_memo *m, const vt_walk *w);
 void     vt_memo_set_id(const vt_walk *w, uint32_t id);
 /* The id of a stack with Python frames or scopes made on the kept walk w (one the memo

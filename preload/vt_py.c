@@ -189,6 +189,11 @@ int vt_py_eval_ip(uintptr_t ip)
     return ip - 1 >= vt_api.eval_lo && ip - 1 < vt_api.eval_hi;
 }
 
+uintptr_t vt_py_eval_lo(void)
+{
+    return vt_api.eval_lo;
+}
+
 /* ------------------------------------------------------------------------ *
  *  Code locations -> PYFRAME ids
  * ------------------------------------------------------------------------ */

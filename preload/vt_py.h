@@ -24,7 +24,8 @@ typedef struct {
 extern _Atomic int vt_py_found;
 void vt_py_try_init(void);       /* looks the interpreter up (not on a hot path) */
 int  vt_py_capture(vt_pystack *ps); /* how many frames; 0 for a thread Python never ran on */
-int  vt_py_eval_ip(uintptr_t ip);   /* ip is inside the interpreter loop (3.9) */
+int  vt_py_eval_ip(uintptr_t ip);   /* ip is inside the interpreter loop (0 when its extent is unknown) */
+uintptr_t vt_py_eval_lo(void);      /* where the interpreter loop starts (0: not known) */
 void vt_py_init(void);              /* constructor */
 
 #endif /* VT_PY_H */

@@ -38,6 +38,7 @@
 #include "vt_global.h"
 #include "vt_memo.h"
 #include "vt_py.h"
+#include "vt_pycut.h"
 #include "vt_scope.h"
 #include "vt_side.h"
 #include "vt_stats.h"
@@ -470,8 +471,14 @@ uint32_t vt_stack_capture(void)
     n -= s;
     if (n > depth) n = depth;
     if (n <= 0) return 0;
+    int extra = more && extra_of(&x);
+    if (extra && x.py.n && !vt_g.cfg.interp_frames) {
+        /* the interpreter's own frames outside the Python ones: not kept (vt_pycut.c) */
+        int e = vt_pycut_at(buf + s, n);
+        if (e < n && (!m || vt_memo_cut(m, (uint32_t)(s + e)))) n = e;
+    }
     vt_walk w = { hash_ips(buf + s, n), 0, (uint32_t)n, buf + s, sps ? sps + s : NULL };
-    if (more && extra_of(&x)) {
+    if (extra) {
         if (VT_UNLIKELY(vt_g.cfg.stats)) vt_stats_add(VT_STAT_EXTRA, 1);
         vt_memo_keep(m, &w);
         return capture_extra(m, &w, NULL, &x);

@@ -589,11 +589,11 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
     if (!hi || rsp >= hi || !vt_rules) return -1;  /* an alternate stack: let libunwind try */
     uintptr_t span = hi - lo - 8;
     uint64_t *log = NULL;
-    uint32_t nlog = 0, cap = 0;
+    uint32_t nlog = 0, cap = 0, *frame_at = NULL;
     uintptr_t rbp0_word = 0;
     if (m) {
         if ((*hit = vt_memo_find(m, rsp, rbp))) return 0;
-        log = vt_memo_log(m, &cap, &rbp0_word);
+        log = vt_memo_log(m, &cap, &rbp0_word, &frame_at);
     }
     /* Where the current RBP came from: the start (the memo's rbp0 word), a stack word
      * not yet logged (pend_a, pend_v), or a word already logged. */
@@ -615,6 +615,7 @@ __attribute__((noinline)) int vt_unwind(void **ips, uintptr_t *sps, int max, vt_
     int n = 0;
     for (;;) {
         if (sps) sps[n] = rsp;
+        if (frame_at) frame_at[n] = nlog;   /* the reads this frame's address came from */
         ips[n++] = (void *)ip;
         if (n >= max) break;
         const vt_rule_ent *e = rule_of(ip, &tmp);

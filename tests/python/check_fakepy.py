@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Checks the trace of fake_py314 (see fake_py314.c for the cases).
 
-    check_fakepy.py VRAMTRACE TRACE            the 3.14 frames, each group inside its call
+    check_fakepy.py VRAMTRACE TRACE            the 3.14 frames, the interpreter's own native
+                                               frames outside them cut (vt_pycut.c)
+    check_fakepy.py VRAMTRACE TRACE --whole    (VRAMTRACE_INTERPRETER_FRAMES=1) each group
+                                               inside its call
     check_fakepy.py VRAMTRACE TRACE --none W   no Python frames, and stderr is exactly one
                                                warning line holding W
 """
@@ -51,6 +54,7 @@ def in_eval(native):
     return native is not None and native[0] == "native" and eval_lo < native[1] <= eval_hi
 
 
+whole = "--whole" in sys.argv[3:]
 MOD_A = [("fn_a", 12), ("<module>", 6)]
 for size, want in ((1, [MOD_A]), (2, [[("fn_c", 37), ("Gen.fn_b", 20)], MOD_A])):
     a = t.by_size(size << 20)
@@ -58,9 +62,18 @@ for size, want in ((1, [MOD_A]), (2, [[("fn_c", 37), ("Gen.fn_b", 20)], MOD_A]))
     if not a:
         continue
     g = groups(a[0]["frames"])
-    check([x[0] for x in g] == want, "%d MiB: Python frames\n   got  %s\n   want %s" % (size, [x[0] for x in g], want))
-    for frames, after in g:
-        check(in_eval(after), "%d MiB: group %s is not placed inside _PyEval_EvalFrameDefault (next: %s)"
-              % (size, frames, after))
+    if whole:
+        check([x[0] for x in g] == want, "%d MiB: Python frames\n   got  %s\n   want %s" % (size, [x[0] for x in g], want))
+        for frames, after in g:
+            check(in_eval(after), "%d MiB: group %s is not placed inside _PyEval_EvalFrameDefault (next: %s)"
+                  % (size, frames, after))
+    else:
+        # outside the innermost interpreter call only the interpreter's own frames (the
+        # loop, main, libc): cut, so every Python frame comes last, in order
+        flat = [f for grp in want for f in grp]
+        check([x[0] for x in g] == [flat], "%d MiB: Python frames (cut)\n   got  %s\n   want %s"
+              % (size, [x[0] for x in g], [flat]))
+        native = [f for f in a[0]["frames"] if f[0] == "native"]
+        check(not any(in_eval(f) for f in native), "%d MiB: a frame inside the interpreter loop was kept" % size)
     check(a[0]["frames"][0][0] == "native", "%d MiB: the innermost frame is not native" % size)
 vtcheck.done("check_fakepy")

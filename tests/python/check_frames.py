@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Checks the trace of py_frames.py (see its docstring for the cases).
 
-    check_frames.py VRAMTRACE TRACE PY_FRAMES_SOURCE [--none [--warned]]
+    check_frames.py VRAMTRACE TRACE PY_FRAMES_SOURCE [--whole] [--none [--warned]]
+
+--whole: the trace was made with VRAMTRACE_INTERPRETER_FRAMES=1 (no cut, vt_pycut.c).
 """
 import os
 import sys
@@ -57,16 +59,20 @@ def method(frames, name, short):
 # 1: nested functions
 f1 = one(1)
 want(1, f1, [A, ("level3", m["level3"]), ("level2", m["level2"]), ("level1", m["level1"]), MAIN("main1"), MOD])
-# Python frames are spliced between native frames: native frames inside (the ctypes call)
-# and outside (the interpreter, main()).
+# Python frames are spliced between native frames: native frames inside (the ctypes
+# call); outside (the interpreter, main()) only with --whole, else they are cut.
 if f1:
     kinds = [f[0] for f in f1]
     first_py = kinds.index("py") if "py" in kinds else -1
     last_py = len(kinds) - 1 - kinds[::-1].index("py") if "py" in kinds else -1
     check(first_py > 0 and all(k == "native" for k in kinds[:first_py]),
           "case 1: native frames (the ctypes call) must come before the first Python frame: %s" % kinds[:8])
-    check(0 <= last_py < len(kinds) - 1 and kinds[-1] == "native",
-          "case 1: native frames (the interpreter, main) must come after the last Python frame")
+    if "--whole" in sys.argv[4:]:
+        check(0 <= last_py < len(kinds) - 1 and kinds[-1] == "native",
+              "case 1: native frames (the interpreter, main) must come after the last Python frame")
+    else:
+        check(kinds[-1] == "py" and "native" not in kinds[first_py:],
+              "case 1: the interpreter's own frames outside the Python ones must be cut: %s" % kinds[first_py:])
 
 # 2: a method
 f2 = one(2)
