@@ -9,8 +9,9 @@
 #define VT_DEPTH_MAX   256
 #define VT_PATH_MAX    4096
 
+/* The fields every event reads come first, the long path last, so that what an event
+ * reads of vt_g lies in its first two cache lines (vt_global.h). */
 typedef struct {
-    char     output[VT_PATH_MAX]; /* absolute output pattern (%p %h %r %%) */
     int      depth;               /* frames per stack, 0 = none */
     int      flush_ms;
     int      nvml_ms;             /* 0 = NVML off */
@@ -28,6 +29,7 @@ typedef struct {
     int      descendant;          /* started by exec from a traced process */
     int      drop_ms;             /* VRAMTRACE_DROP_MS: a full ring drops after this; 0 = never */
     int      readable;            /* VRAMTRACE_READABLE=1: the trace is created 0644, not 0600 */
+    char     output[VT_PATH_MAX]; /* absolute output pattern (%p %h %r %%) */
 } vt_config;
 
 #endif /* VT_CONFIG_H */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-vt_global vt_g;
+VT_HOT_DATA vt_global vt_g;
 VT_TLS vt_tls_t vt_tls;
 
 void vt_warn(const char *fmt, ...)

@@ -25,19 +25,30 @@ enum {
     VT_ST_ACTIVE = 4    /* events go to the ring */
 };
 
+/* What every event reads comes first (state, paused, the clock's base, the first fields
+ * of cfg), so that it lies in the first two cache lines; the paths last. */
 typedef struct {
     _Atomic int state;
     _Atomic int paused;            /* the program paused recording (vt_control.c); next to
                                     * state, so every event's check reads one line */
+    int         tsc;               /* event times are TSC ticks, the writer converts (vt_tsc.c) */
     int         lookups_on;        /* identify/swap looked-up pointers (off with DISABLE/bad config) */
-    vt_config   cfg;
     uint64_t    start_mono_ns;     /* CLOCK_MONOTONIC at the constructor; event times count from it */
+    uintptr_t   self_lo, self_hi;  /* our own text+data: frames and pointers inside are ours */
+    vt_config   cfg;
     uint64_t    start_real_ns;
     pid_t       pid;
-    uintptr_t   self_lo, self_hi;  /* our own text+data: frames and pointers inside are ours */
     _Atomic int forked;            /* this is a fork child: never touch the parent's trace */
     char        path[VT_PATH_MAX]; /* the expanded output path, once the file is open */
 } vt_global;
+
+/* The process-wide words that every event reads (vt_g's first lines, the stack tables',
+ * the ring's and the unwinder's pointers, the interpreter's layout) are gathered in one
+ * section of their own, which starts on a page (vt_ring.c), so that they lie on one page
+ * rather than on five: between two allocations a training step's working set evicts the
+ * TLB, and each page an event reads is then a page walk (docs/design-recorder.md, "The hot
+ * path"; test preload_hot_page). */
+#define VT_HOT_DATA __attribute__((section("vt_hot")))
 
 /* The one global: a preloaded recorder is a process singleton by nature. */
 extern vt_global vt_g;

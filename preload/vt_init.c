@@ -28,6 +28,7 @@
 #include "vt_scope.h"
 #include "vt_stack.h"
 #include "vt_stats.h"
+#include "vt_tsc.h"
 #include "vt_writer.h"
 
 #include <dlfcn.h>
@@ -150,6 +151,7 @@ static int start_locked(void)
         return -1;
     }
     vt_py_try_init();  /* a Python process: its frames go into the stacks */
+    vt_g.tsc = vt_tsc_usable();  /* before the first event is stamped (vt_tsc.c) */
     if (vt_writer_start()) {
         vt_warn("cannot start the writer thread; tracing disabled");
         vt_out_close();

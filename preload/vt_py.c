@@ -83,7 +83,7 @@
  *  The interpreter's API, resolved once (process-wide, read-only once vt_py_found)
  * ------------------------------------------------------------------------ */
 typedef void PyObj;
-static struct {
+static VT_HOT_DATA struct {
     const vt_pylayout *L;
     int  (*is_initialized)(void);
     void *(*this_thread_state)(void);     /* PyGILState_GetThisThreadState */
@@ -91,11 +91,11 @@ static struct {
     const void *code_type;                /* &PyCode_Type */
     const void *str_type;                 /* &PyUnicode_Type */
     uintptr_t eval_lo, eval_hi;           /* _PyEval_EvalFrameDefault (3.9) */
-    vt_pylayout own;                      /* from _Py_DebugOffsets (3.13+) */
+    vt_pylayout own;                      /* from _Py_DebugOffsets (3.13+), or the table's row */
     int from_offsets;
 } vt_api;
 
-_Atomic int vt_py_found;
+VT_HOT_DATA _Atomic int vt_py_found;
 /* Set once the lookup failed for good (an unknown version): no more tries. */
 static _Atomic int vt_py_refused;
 static pthread_mutex_t vt_py_init_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -128,7 +128,10 @@ static int pick_layout(const char *ver, int *minor, const char **why)
         if (rc != VT_PYOFF_NONE) { *why = "a version this vramtrace does not know"; return -1; }
     }
     for (size_t i = 0; i < sizeof vt_pylayouts / sizeof vt_pylayouts[0]; i++)
-        if (major == 3 && vt_pylayouts[i].minor == *minor) vt_api.L = &vt_pylayouts[i];
+        if (major == 3 && vt_pylayouts[i].minor == *minor) {
+            vt_api.own = vt_pylayouts[i];  /* a copy beside the rest of vt_api (VT_HOT_DATA) */
+            vt_api.L = &vt_api.own;
+        }
     if (!vt_api.L) { *why = "a version this vramtrace does not know"; return -1; }
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "vt_side.h"
 #include "vt_stack.h"
 #include "vt_stats.h"
+#include "vt_tsc.h"
 
 #include <string.h>
 #include <sys/prctl.h>
@@ -95,7 +96,7 @@ static inline int push_ev(uint8_t type, unsigned kind, int device, unsigned flag
     e.tid = tid();
     e.stack_id = stack;
     e.pad_ = 0;
-    e.time = vt_now();
+    e.time = vt_stamp();
     e.a = a; e.b = b; e.c = c; e.d = d;
     return vt_ring_push(&e);
 }

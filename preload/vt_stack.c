@@ -72,7 +72,7 @@ typedef struct {
 } vt_leaf_tab;
 
 /* Process-wide stack tree: one trace per process, shared by all threads. */
-static struct {
+static VT_HOT_DATA struct {
     _Atomic(vt_leaf_tab *) leaf;
     vt_node_ent    *node;
     uint64_t        node_mask;

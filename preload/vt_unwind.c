@@ -61,7 +61,7 @@ typedef struct {
 
 /* The rule cache is process-wide: code addresses are shared by all threads. Inserts
  * (once per return address) take vt_rules_mu; lookups take nothing. */
-static vt_rule_ent *vt_rules;
+static VT_HOT_DATA vt_rule_ent *vt_rules;
 static pthread_mutex_t vt_rules_mu = PTHREAD_MUTEX_INITIALIZER;
 typedef int (*vt_find_object_fn)(void *, struct dl_find_object *);
 static vt_find_object_fn vt_find_object;

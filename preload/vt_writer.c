@@ -38,6 +38,7 @@
 #include "vt_stack.h"
 #include "vt_stats.h"
 #include "vt_str.h"
+#include "vt_tsc.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -83,6 +84,7 @@ static struct {
     uint64_t       last_flush;
     uint64_t       counts[VT_REC_TYPE_MAX];
     uint64_t       lost_reported;
+    vt_tsc_line    clock;       /* event times in TSC ticks -> ns (vt_g.tsc) */
 } vt_w;
 
 /* ------------------------------------------------------------------------ *
@@ -194,7 +196,8 @@ static void ev_to_rec(const vt_ring_ev *e, vt_rec *r)
 {
     memset(r, 0, sizeof *r);
     r->type = e->type; r->kind = e->kind; r->device = e->device; r->flags = e->flags;
-    r->tid = e->tid; r->stack_id = e->stack_id; r->time_ns = e->time;
+    r->tid = e->tid; r->stack_id = e->stack_id;
+    r->time_ns = vt_g.tsc ? vt_tsc_ns(&vt_w.clock, e->time) : e->time;
     switch (e->type) {
     case VT_REC_ALLOC: case VT_REC_FREE:
         r->addr = e->a; r->size = e->b; r->stream = e->c;
@@ -219,6 +222,7 @@ static void ev_to_rec(const vt_ring_ev *e, vt_rec *r)
 static void cycle(void)
 {
     uint64_t head = vt_ring_head();
+    if (vt_g.tsc) vt_tsc_advance(&vt_w.clock);  /* after head: every event up to it is stamped */
     uint8_t *side;
     size_t side_len = vt_side_take(&side);
     vt_module_check(vt_writer_emit);
@@ -247,6 +251,7 @@ static void cycle(void)
         else if (vt_now_abs() - wait_from > VT_POP_WAIT_NS) break;
         sched_yield();
     }
+    if (vt_g.tsc) vt_tsc_commit(&vt_w.clock);
 
     vt_ring_notify();
     uint64_t lost = vt_ring_lost() + vt_side_dropped();
@@ -282,6 +287,7 @@ static void *writer_main(void *arg)
     (void)arg;
     vt_tls.in_hook = 1;  /* nothing this thread does is the program's */
     atomic_store(&vt_w.tid, (uint32_t)syscall(SYS_gettid));
+    if (vt_g.tsc) vt_tsc_start(&vt_w.clock);
     int ms = cycle_ms();
     for (;;) {
         uint32_t seen = vt_ring_bell();

@@ -296,6 +296,45 @@ TP_NOINLINE int tp_pause_run(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ *
+ *  Event times against the program's own clock
+ * ------------------------------------------------------------------------ */
+/* Allocations (ring events, which the recorder may stamp with the TSC and the writer turn
+ * into ns) and marks (side records, stamped with clock_gettime) in turn, 15 ms apart,
+ * each with the program's CLOCK_MONOTONIC printed beside it: clock_check.py compares the
+ * gaps. Freed at the end. */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+TP_NOINLINE int tp_clock_run(void)
+{
+    int (*mark)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "vramtrace_mark");
+    if (!mark) tp_die("vramtrace_mark not found: is the recorder preloaded?");
+    void *self = (void *)tp_clock_run;
+    CUdeviceptr d[8];
+    for (int i = 0; i < 8; i++) {
+        uint64_t before = mono_ns();
+        d[i] = alloc_as((size_t)(i + 1) << 20, self);
+        uint64_t after = mono_ns();
+        printf("clock alloc %d %llu %llu\n", i, (unsigned long long)before, (unsigned long long)after);
+        struct timespec ts = { 0, 15 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        before = mono_ns();
+        if (mark(name) != 0) tp_die("vramtrace_mark failed");
+        after = mono_ns();
+        printf("clock mark %d %llu %llu\n", i, (unsigned long long)before, (unsigned long long)after);
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < 8; i++) free_as(d[i], self);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: tp_linked SECTION...|threads T N|fork|exec|sigkill N|multidev|nocuda\n"); return 2; }
@@ -334,6 +373,7 @@ int main(int argc, char **argv)
     /* the fake driver counts the paused calls, which the trace rightly lacks: its
      * tallies are not compared (tp_finish); the records still are, one by one */
     else if (strcmp(mode, "pause") == 0) return tp_pause_run();
+    else if (strcmp(mode, "clock") == 0) rc = tp_clock_run();
     else if (tp_trust_run(argc, argv, &rc)) {
         if (TP_TRUST_UNLOGGED(mode)) return rc;
     }
